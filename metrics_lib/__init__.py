@@ -1,0 +1,63 @@
+"""metrics_lib: evaluation metrics for recommender systems and rankings.
+
+The companion library of the *Ranking Matters* book. Defaults follow
+trec_eval; every other convention in use by other libraries is an explicit
+keyword, so that a number can always be traced to a definition.
+"""
+
+from .classification import (
+    ConfusionMatrix,
+    accuracy,
+    confusion_matrix,
+    f1_score,
+    precision,
+    recall,
+    roc_auc,
+)
+from .ranking import (
+    average_precision,
+    dcg_at_k,
+    f1_at_k,
+    hit_at_k,
+    mean_average_precision,
+    mean_reciprocal_rank,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank,
+)
+from .ranks import hits_at_k, mean_rank, mean_reciprocal_rank_from_ranks, rank_with_ties
+from .rating import mae, rmse
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # one ranked list
+    "precision_at_k",
+    "recall_at_k",
+    "f1_at_k",
+    "hit_at_k",
+    "reciprocal_rank",
+    "average_precision",
+    "dcg_at_k",
+    "ndcg_at_k",
+    # many users
+    "mean_reciprocal_rank",
+    "mean_average_precision",
+    # one answer per query
+    "mean_rank",
+    "hits_at_k",
+    "mean_reciprocal_rank_from_ranks",
+    "rank_with_ties",
+    # ratings
+    "rmse",
+    "mae",
+    # binary classification
+    "ConfusionMatrix",
+    "confusion_matrix",
+    "accuracy",
+    "precision",
+    "recall",
+    "f1_score",
+    "roc_auc",
+]
