@@ -27,6 +27,16 @@ from .ranking import (
     reciprocal_rank,
 )
 from .ranks import hits_at_k, mean_rank, mean_reciprocal_rank_from_ranks, rank_with_ties
+from .online import (
+    RateEstimate,
+    SampleRatioMismatch,
+    TwoProportionTest,
+    click_through_rate,
+    power_two_proportions,
+    sample_ratio_mismatch,
+    sample_size_per_group,
+    two_proportion_test,
+)
 from .rating import mae, rmse
 
 __version__ = "0.1.0"
@@ -60,4 +70,13 @@ __all__ = [
     "recall",
     "f1_score",
     "roc_auc",
+    # online experiments
+    "click_through_rate",
+    "two_proportion_test",
+    "power_two_proportions",
+    "sample_size_per_group",
+    "sample_ratio_mismatch",
+    "RateEstimate",
+    "TwoProportionTest",
+    "SampleRatioMismatch",
 ]

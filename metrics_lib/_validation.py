@@ -244,3 +244,32 @@ def check_binary_labels(name: str, values) -> np.ndarray:
         raise ValueError(f"{name} must contain only 0/1 (or False/True) labels; "
                          f"found {bad!r}")
     return array.astype(np.int64)
+
+
+def check_count(name: str, value) -> int:
+    """A count of events: a non-negative integer (bool and float refused).
+
+    ``3.0`` is refused too: a float where a count is expected usually means a
+    rate or a mean was passed by mistake, so the caller must convert on purpose.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be a non-negative integer count; got "
+            f"{type(value).__name__} {value!r}"
+        )
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative count; got {value}")
+    return int(value)
+
+
+def check_open_unit(name: str, value) -> float:
+    """A real number strictly between 0 and 1 (a rate, a level, a power)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a number strictly between 0 and 1; got "
+            f"{type(value).__name__} {value!r}"
+        )
+    result = float(value)
+    if not 0.0 < result < 1.0:  # also refuses nan
+        raise ValueError(f"{name} must be strictly between 0 and 1; got {value!r}")
+    return result
