@@ -9,7 +9,7 @@ import metrics_lib as ml
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 BLOCK = README.split("```python\nimport metrics_lib as ml\n", 1)[1].split("```", 1)[0]
-CLAIMS = re.findall(r"^(ml\.\w+\(.*\))\s+# ([0-9.]+)\b", BLOCK, flags=re.MULTILINE)
+CLAIMS = re.findall(r"^(ml\.\w+\(.*\))\s+# ([0-9]+\.[0-9]+)\b", BLOCK, flags=re.MULTILINE)
 SETUP = "\n".join(line for line in BLOCK.splitlines() if not line.startswith("ml."))
 
 
