@@ -14,6 +14,7 @@ from .classification import (
     recall,
     roc_auc,
 )
+from .datasets import SimulatedWorld, simulate_world
 from .ranking import (
     average_precision,
     dcg_at_k,
@@ -79,4 +80,7 @@ __all__ = [
     "RateEstimate",
     "TwoProportionTest",
     "SampleRatioMismatch",
+    # a simulated world with known preferences
+    "SimulatedWorld",
+    "simulate_world",
 ]
