@@ -39,6 +39,22 @@ from .online import (
     two_proportion_test,
 )
 from .rating import mae, rmse
+from .beyond import (
+    catalog_coverage,
+    gini_index,
+    intra_list_diversity,
+    novelty,
+    personalization,
+    serendipity,
+)
+from .significance import (
+    BootstrapInterval,
+    PairedTTest,
+    PermutationTest,
+    paired_bootstrap_ci,
+    paired_permutation_test,
+    paired_t_test,
+)
 
 __version__ = "0.1.0"
 
@@ -83,4 +99,18 @@ __all__ = [
     # a simulated world with known preferences
     "SimulatedWorld",
     "simulate_world",
+    # beyond accuracy
+    "catalog_coverage",
+    "gini_index",
+    "intra_list_diversity",
+    "novelty",
+    "serendipity",
+    "personalization",
+    # paired comparison of two recommenders
+    "paired_t_test",
+    "paired_bootstrap_ci",
+    "paired_permutation_test",
+    "PairedTTest",
+    "BootstrapInterval",
+    "PermutationTest",
 ]
