@@ -434,6 +434,11 @@ def power_two_proportions(baseline_rate, mde_absolute, n_per_group, *, alpha=0.0
     rejection regions. This is what
     ``statsmodels.stats.proportion.power_proportions_2indep`` computes.
 
+    References
+    ----------
+    .. [1] J. L. Fleiss, B. Levin and M. C. Paik, *Statistical Methods for
+       Rates and Proportions*, 3rd ed., Wiley, 2003, chapter 4.
+
     Examples
     --------
     >>> from metrics_lib import power_two_proportions
@@ -486,9 +491,8 @@ def sample_size_per_group(baseline_rate, mde_absolute, *, alpha=0.05, power=0.8,
 
     Notes
     -----
-    The classic normal-approximation formula for the pooled z test
-    (Fleiss, *Statistical Methods for Rates and Proportions*, without
-    continuity correction), with :math:`p_2 = p_1 + \\delta` and
+    The classic normal-approximation formula for the pooled z test [1]_
+    (without continuity correction), with :math:`p_2 = p_1 + \\delta` and
     :math:`\\bar p = (p_1 + p_2)/2`:
 
     .. math::
@@ -502,6 +506,13 @@ def sample_size_per_group(baseline_rate, mde_absolute, *, alpha=0.05, power=0.8,
     ``statsmodels.stats.proportion.samplesize_proportions_2indep_onetail``
     rounded up. ``NormalIndPower`` with Cohen's *h* effect size gives a
     slightly different number: it transforms the rates with an arcsine.
+
+    References
+    ----------
+    .. [1] J. L. Fleiss, B. Levin and M. C. Paik, *Statistical Methods for
+       Rates and Proportions*, 3rd ed., Wiley, 2003, chapter 4.
+    .. [2] R. Kohavi, D. Tang and Y. Xu, *Trustworthy Online Controlled
+       Experiments*, Cambridge University Press, 2020, chapter 17.
 
     Examples
     --------
