@@ -1,0 +1,290 @@
+"""Vectorised kernels behind :func:`metrics_lib.evaluate` (numpy only).
+
+The front end (``evaluate.py``) turns two DataFrames into plain arrays in a
+*block layout*: the recommendation rows of one user form one contiguous
+block, blocks are numbered ``0 .. B-1`` in order, and inside a block the rows
+are in rank order (rank 1 first). Users that only appear in the judgements
+get the codes ``B, B+1, ...``. Every function here works on whole arrays:
+there is no Python loop over users. Per-user results come from
+``np.bincount`` over user codes, per-row ranks from block offsets, and the
+(user, item) join from one sort inside each block plus ``np.searchsorted``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "block_starts",
+    "segment_argsort",
+    "in_block_order",
+    "lookup_grades",
+    "UserTable",
+]
+
+# Padding a ragged layout into a (blocks x longest block) matrix is worth it
+# while the matrix stays within this factor of the number of rows.
+_PAD_FACTOR = 3
+
+
+def block_starts(lengths: np.ndarray) -> np.ndarray:
+    """Offset of the first row of each block."""
+    starts = np.zeros(lengths.size, dtype=np.int64)
+    if lengths.size > 1:
+        np.cumsum(lengths[:-1], out=starts[1:])
+    return starts
+
+
+def segment_argsort(keys: tuple[np.ndarray, ...], lengths: np.ndarray) -> np.ndarray:
+    """Permutation that sorts every block by ``keys`` (``np.lexsort`` order).
+
+    The last key is the primary one, as in :func:`numpy.lexsort`; the sort is
+    stable, so rows equal on every key keep their input order. Blocks keep
+    their place. Short blocks of equal (or similar) length are sorted as the
+    rows of a 2-D matrix, which costs O(n log L) for blocks of length L
+    instead of O(n log n) for one global sort.
+    """
+    n = int(lengths.sum())
+    n_blocks = lengths.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = block_starts(lengths)
+    longest = int(lengths.max())
+    if n_blocks * longest <= _PAD_FACTOR * n:
+        if np.all(lengths == longest):
+            matrices = [key.reshape(n_blocks, longest) for key in keys]
+            valid = None
+        else:
+            # Pad every block to the longest one; padding sits after the real
+            # rows and the sort is stable, so real rows stay in front even if
+            # they equal the padding value.
+            row = np.repeat(np.arange(n_blocks), lengths)
+            col = np.arange(n) - starts[row]
+            flat = row * longest + col
+            del row, col
+            matrices = []
+            for key in keys:
+                fill = (np.iinfo(key.dtype).max if key.dtype.kind in "iu"
+                        else np.inf)
+                matrix = np.full(n_blocks * longest, fill, dtype=key.dtype)
+                matrix[flat] = key
+                matrices.append(matrix.reshape(n_blocks, longest))
+            del flat
+            valid = np.arange(longest)[None, :] < lengths[:, None]
+        if len(matrices) == 1:
+            order = np.argsort(matrices[0], axis=1, kind="stable")
+        else:
+            order = np.lexsort(matrices, axis=-1)
+        del matrices
+        order += starts[:, None]
+        return order.ravel() if valid is None else order[valid]
+    # Very ragged blocks: one global sort with the block number as primary key.
+    block = np.repeat(np.arange(n_blocks), lengths)
+    return np.lexsort(tuple(keys) + (block,))
+
+
+def in_block_order(primary: np.ndarray, secondary: np.ndarray | None,
+                   lengths: np.ndarray) -> bool:
+    """True if each block is sorted by ``primary`` then ``secondary`` (ascending)."""
+    if primary.size < 2:
+        return True
+    boundary = np.zeros(primary.size - 1, dtype=bool)
+    starts = block_starts(lengths)
+    inner = starts[(starts > 0) & (starts < primary.size)]
+    boundary[inner - 1] = True
+    earlier, later = primary[:-1], primary[1:]
+    ok = earlier < later
+    ties = earlier == later
+    if secondary is None:
+        ok |= ties
+    else:
+        ok |= ties & (secondary[:-1] < secondary[1:])
+    ok |= boundary
+    return bool(ok.all())
+
+
+def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndarray,
+                  truth_item_key: np.ndarray, truth_grade: np.ndarray):
+    """Grade of every recommendation row (0 if unjudged), by an in-block join.
+
+    ``item_key`` holds non-negative integer item keys in block layout;
+    ``truth_code`` the block code of each judgement (codes >= ``len(lengths)``
+    are users without recommendations). Returns ``(row_grade, dup_row,
+    dup_truth)``: ``dup_row`` is the index of a recommendation row whose
+    (user, item) pair occurs twice (or -1), ``dup_truth`` the same for the
+    judgements (an index into the truth arrays, or -1).
+    """
+    n = item_key.size
+    n_blocks = lengths.size
+    span = int(max(item_key.max(initial=0), truth_item_key.max(initial=0))) + 1
+    n_codes = int(max(n_blocks, truth_code.max(initial=-1) + 1))
+    if n_codes * span >= 2**62:
+        raise OverflowError("too many (user, item) pairs for 64-bit join keys")
+    # (user code, item key) as one int64: sorted keys sort by user, then item.
+    order = segment_argsort((item_key,), lengths)
+    keys = item_key[order]
+    keys += np.repeat(np.arange(n_blocks, dtype=np.int64) * span, lengths)
+    dup_row = -1
+    if n > 1:
+        same = keys[1:] == keys[:-1]
+        if same.any():
+            dup_row = int(order[np.argmax(same)])
+        del same
+    truth_keys = truth_code.astype(np.int64) * span + truth_item_key
+    truth_order = np.argsort(truth_keys, kind="stable")
+    truth_keys = truth_keys[truth_order]
+    dup_truth = -1
+    if truth_keys.size > 1:
+        same = truth_keys[1:] == truth_keys[:-1]
+        if same.any():
+            dup_truth = int(truth_order[np.argmax(same)])
+    row_grade = np.zeros(n, dtype=np.float64)
+    if n and truth_keys.size:
+        where = np.searchsorted(keys, truth_keys)
+        found = where < n
+        found[found] = keys[where[found]] == truth_keys[found]
+        row_grade[order[where[found]]] = truth_grade[truth_order[found]]
+    return row_grade, dup_row, dup_truth
+
+
+def _first_in_run(codes: np.ndarray) -> np.ndarray:
+    """Mask of the first element of every run of equal (sorted) codes."""
+    first = np.ones(codes.size, dtype=bool)
+    if codes.size > 1:
+        first[1:] = codes[1:] != codes[:-1]
+    return first
+
+
+def _rank_in_run(codes: np.ndarray) -> np.ndarray:
+    """1-based index of each element inside its run of equal codes."""
+    index = np.arange(codes.size)
+    run_start = np.maximum.accumulate(np.where(_first_in_run(codes), index, 0))
+    return index - run_start + 1
+
+
+class UserTable:
+    """Per-user quantities shared by all metrics, computed once.
+
+    Parameters
+    ----------
+    lengths : int array (B,)
+        Recommendation rows per block.
+    row_grade : float array (n,)
+        Grade of every recommendation row in block layout.
+    truth_code, truth_grade : arrays (m,)
+        Block code and grade of every judgement.
+    n_users : int
+        Number of user codes (blocks plus users without recommendations).
+    """
+
+    def __init__(self, lengths, row_grade, truth_code, truth_grade, n_users):
+        self.n_users = n_users
+        self.list_len = np.zeros(n_users, dtype=np.int64)
+        self.list_len[:lengths.size] = lengths
+        # The rows that can score: a positive grade (levels are > 0).
+        hit_rows = np.flatnonzero(row_grade > 0)
+        starts = block_starts(lengths)
+        self.hit_user = np.searchsorted(starts, hit_rows, side="right") - 1
+        self.hit_pos = hit_rows - starts[self.hit_user] + 1
+        self.hit_grade = row_grade[hit_rows]
+        self.truth_code = truth_code
+        self.truth_grade = truth_grade
+        self.has_positive = np.bincount(truth_code[truth_grade > 0],
+                                        minlength=n_users) > 0
+        self._ideal_pos = None
+
+    # -- binary relevance -------------------------------------------------
+    def n_relevant(self, level: float) -> np.ndarray:
+        return np.bincount(self.truth_code[self.truth_grade >= level],
+                           minlength=self.n_users)
+
+    def _selected(self, k, level):
+        keep = self.hit_grade >= level
+        if k is not None:
+            keep &= self.hit_pos <= k
+        return self.hit_user[keep], self.hit_pos[keep]
+
+    def binary(self, kind: str, k: int | None, level: float, denominator: str):
+        """Values of a binary-relevance metric and the mask of empty users."""
+        n_rel = self.n_relevant(level)
+        users, pos = self._selected(k, level)
+        hits = np.bincount(users, minlength=self.n_users).astype(np.float64)
+        cutoff = self.list_len.astype(np.float64) if k is None else float(k)
+        values = np.zeros(self.n_users, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if kind == "precision":
+                values = np.where(cutoff > 0, hits / cutoff, 0.0)
+            elif kind == "recall":
+                values = hits / n_rel
+            elif kind == "f1":
+                values = np.where(hits > 0, 2.0 * hits / (cutoff + n_rel), 0.0)
+            elif kind == "hit":
+                values = (hits > 0).astype(np.float64)
+            elif kind == "rr":
+                first = _first_in_run(users)
+                values[users[first]] = 1.0 / pos[first]
+            elif kind == "ap":
+                sums = np.bincount(users, weights=_rank_in_run(users) / pos,
+                                   minlength=self.n_users)
+                if denominator == "relevant":
+                    divisor = n_rel.astype(np.float64)
+                elif denominator == "min_k":
+                    divisor = (n_rel.astype(np.float64) if k is None
+                               else np.minimum(n_rel, k).astype(np.float64))
+                else:
+                    divisor = hits
+                values = np.where(hits > 0, sums / divisor, 0.0)
+            else:  # pragma: no cover - the front end only sends known kinds
+                raise ValueError(f"unknown binary metric {kind!r}")
+        empty_users = n_rel == 0
+        return values, empty_users
+
+    # -- graded relevance -------------------------------------------------
+    @staticmethod
+    def _gain(grades, gain):
+        return grades if gain == "linear" else np.exp2(grades) - 1.0
+
+    @staticmethod
+    def _discount(pos, log_base):
+        return np.log(pos + 1.0) / math.log(log_base)
+
+    def dcg(self, k, gain, log_base):
+        keep = slice(None) if k is None else self.hit_pos <= k
+        users, pos, grades = (self.hit_user[keep], self.hit_pos[keep],
+                              self.hit_grade[keep])
+        return np.bincount(users, weights=self._gain(grades, gain)
+                           / self._discount(pos, log_base), minlength=self.n_users)
+
+    def _judged_ideal(self):
+        """Codes, ideal positions and grades of the positive judgements."""
+        if self._ideal_pos is None:
+            positive = self.truth_grade > 0
+            codes = self.truth_code[positive]
+            grades = self.truth_grade[positive]
+            order = np.lexsort((-grades, codes))
+            codes, grades = codes[order], grades[order]
+            self._ideal_pos = (codes, _rank_in_run(codes), grades)
+        return self._ideal_pos
+
+    def ndcg(self, k, gain, log_base, ideal):
+        dcg = self.dcg(k, gain, log_base)
+        if ideal == "judged":
+            codes, pos, grades = self._judged_ideal()
+        else:
+            keep = np.ones(self.hit_pos.size, dtype=bool) if k is None \
+                else self.hit_pos <= k
+            codes, grades = self.hit_user[keep], self.hit_grade[keep]
+            order = np.lexsort((-grades, codes))
+            codes, grades = codes[order], grades[order]
+            pos = _rank_in_run(codes)
+        if k is not None:
+            keep = pos <= k
+            codes, pos, grades = codes[keep], pos[keep], grades[keep]
+        ideal_dcg = np.bincount(codes, weights=self._gain(grades, gain)
+                                / self._discount(pos, log_base),
+                                minlength=self.n_users)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where(ideal_dcg > 0, dcg / ideal_dcg, 0.0)
+        return values, ~self.has_positive

@@ -1,0 +1,268 @@
+"""metrics_lib.evaluate: equal to the per-list functions and to trec_eval."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics_lib as ml
+from metrics_lib import evaluate, parse_metric
+
+PER_LIST = {
+    "precision": ml.precision_at_k,
+    "recall": ml.recall_at_k,
+    "f1": ml.f1_at_k,
+    "hit": ml.hit_at_k,
+    "rr": ml.reciprocal_rank,
+    "ap": ml.average_precision,
+    "ndcg": ml.ndcg_at_k,
+    "dcg": ml.dcg_at_k,
+}
+METRICS = ["precision@3", "precision", "recall@3", "recall", "f1@2", "f1", "hit@1",
+           "hit", "mrr", "mrr@2", "map", "map@3", "ndcg", "ndcg@3", "dcg", "dcg@2"]
+
+
+def random_tables(seed, *, string_ids=False, n_users=25, n_items=12):
+    """Small tables with many ties, short and missing lists, unjudged users."""
+    rng = np.random.default_rng(seed)
+    rec_rows, truth_rows = [], []
+    for user in range(n_users):
+        length = int(rng.integers(0, 9))          # 0 = user never recommended
+        items = rng.choice(n_items, size=length, replace=False)
+        scores = rng.integers(0, 4, size=length) / 4   # few distinct: ties
+        rec_rows += [(user, int(i), float(s)) for i, s in zip(items, scores)]
+        if user % 7 != 3:                          # some users have no truth
+            judged = rng.choice(n_items, size=int(rng.integers(1, 7)), replace=False)
+            grades = rng.integers(0, 4, size=judged.size)
+            truth_rows += [(user, int(i), int(g)) for i, g in zip(judged, grades)]
+    recs = pd.DataFrame(rec_rows, columns=["user", "item", "score"])
+    truth = pd.DataFrame(truth_rows, columns=["user", "item", "relevance"])
+    if string_ids:  # ids of unequal length: string order != numeric order
+        recs["user"] = "u" + recs["user"].astype(str)
+        truth["user"] = "u" + truth["user"].astype(str)
+        recs["item"] = "d" + (recs["item"] * 7).astype(str)
+        truth["item"] = "d" + (truth["item"] * 7).astype(str)
+    recs = recs.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    return recs, truth
+
+
+def ranked_list(user_rows, ties):
+    """A user's list in rank order, sorted one row at a time in Python."""
+    rows = list(user_rows[["item", "score"]].itertuples(index=False, name=None))
+    if ties == "item_desc":
+        rows.sort(key=lambda r: (r[1], r[0]), reverse=True)
+    elif ties == "item_asc":
+        rows.sort(key=lambda r: r[0])
+        rows.sort(key=lambda r: -r[1])
+    else:
+        rows.sort(key=lambda r: -r[1])  # stable: input order among ties
+    return [item for item, _ in rows]
+
+
+def expected_values(recs, truth, metric, ties, missing, **conv):
+    kind, k = parse_metric(metric)
+    function = PER_LIST[kind]
+    out = {}
+    for user, judged in truth.groupby("user", sort=True):
+        user_rows = recs[recs["user"] == user]
+        if missing == "skip" and user_rows.empty:
+            continue
+        relevant = dict(zip(judged["item"], judged["relevance"]))
+        kwargs = {}
+        if kind in ("precision", "recall", "f1", "hit", "rr", "ap"):
+            kwargs = {"relevance_level": conv["relevance_level"], "empty": conv["empty"]}
+            if kind == "ap":
+                kwargs["denominator"] = conv["denominator"]
+        elif kind == "ndcg":
+            kwargs = {"gain": conv["gain"], "ideal": conv["ideal"],
+                      "log_base": conv["log_base"], "empty": conv["empty"]}
+        else:
+            kwargs = {"gain": conv["gain"], "log_base": conv["log_base"]}
+        out[user] = function(ranked_list(user_rows, ties), relevant, k, **kwargs)
+    return pd.Series(out, dtype=float)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_equals_per_list_functions_for_every_user(seed):
+    rng = np.random.default_rng(1000 + seed)
+    conv = {
+        "relevance_level": [1, 2][seed % 2],
+        "denominator": ["relevant", "min_k", "retrieved"][seed % 3],
+        "gain": ["linear", "exponential"][(seed // 2) % 2],
+        "ideal": ["judged", "retrieved"][(seed // 3) % 2],
+        "log_base": [2, math.e][(seed // 4) % 2],
+        "empty": ["zero", "nan"][(seed // 6) % 2],
+    }
+    ties = ["item_desc", "item_asc", "input"][seed % 3]
+    missing = ["zero", "skip"][(seed // 2) % 2]
+    recs, truth = random_tables(seed, string_ids=bool(rng.integers(0, 2)))
+    result = evaluate(recs, truth, METRICS, ties=ties, missing=missing, **conv)
+    for metric in METRICS:
+        expected = expected_values(recs, truth, metric, ties, missing, **conv)
+        got = result[metric]
+        assert list(got.index) == list(expected.index), metric
+        np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(),
+                                   rtol=1e-12, atol=1e-12, err_msg=metric)
+
+
+def test_row_order_and_grouping_do_not_matter():
+    recs, truth = random_tables(7)
+    base = evaluate(recs, truth, METRICS)
+    grouped = recs.sort_values(["user", "score", "item"], ascending=[True, False, False])
+    pd.testing.assert_frame_equal(evaluate(grouped, truth, METRICS), base)
+    shuffled = truth.sample(frac=1.0, random_state=1)
+    pd.testing.assert_frame_equal(evaluate(recs, shuffled, METRICS), base)
+
+
+def test_ragged_lists_use_the_global_sort_path():
+    # one very long list among short ones: the padded-matrix path is skipped
+    rng = np.random.default_rng(3)
+    users = np.r_[np.zeros(400, int), np.repeat(np.arange(1, 30), 2)]
+    items = np.r_[np.arange(400), np.tile([5, 9], 29)]
+    recs = pd.DataFrame({"user": users, "item": items,
+                         "score": rng.integers(0, 5, users.size).astype(float)})
+    truth = pd.DataFrame({"user": np.arange(30), "item": np.full(30, 9),
+                          "relevance": 1})
+    got = evaluate(recs.sample(frac=1.0, random_state=2), truth, ["mrr", "map"])
+    expected = expected_values(recs, truth, "mrr", "item_desc", "zero",
+                               relevance_level=1, empty="zero")
+    np.testing.assert_allclose(got["mrr"].to_numpy(), expected.to_numpy())
+
+
+def test_rank_column_is_an_alternative_to_scores():
+    recs, truth = random_tables(11)
+    recs = recs.drop_duplicates(["user", "score"])  # ranks without ties
+    recs["rank"] = recs.groupby("user")["score"].rank(ascending=False)
+    by_rank = evaluate(recs.drop(columns="score"), truth, METRICS, rank_col="rank")
+    pd.testing.assert_frame_equal(by_rank, evaluate(recs, truth, METRICS))
+
+
+def test_hand_computed_example():
+    recs = pd.DataFrame({"user": ["u", "u", "u", "v"], "item": ["x", "a", "b", "c"],
+                         "score": [3.0, 2.0, 1.0, 1.0]})
+    truth = pd.DataFrame({"user": ["u"] * 4 + ["w"], "item": ["a", "b", "c", "d", "a"],
+                          "relevance": [1, 1, 1, 1, 1]})
+    out = evaluate(recs, truth, ["precision@3", "recall@3", "map@3", "mrr"])
+    # u: hits at ranks 2 and 3 of 4 relevant; w: never recommended; v: no truth
+    assert list(out.index) == ["u", "w"]
+    assert out.loc["u", "precision@3"] == pytest.approx(2 / 3)
+    assert out.loc["u", "recall@3"] == pytest.approx(0.5)
+    assert out.loc["u", "map@3"] == pytest.approx((1 / 2 + 2 / 3) / 4)
+    assert out.loc["u", "mrr"] == pytest.approx(0.5)
+    assert (out.loc["w"] == 0).all()
+    skipped = evaluate(recs, truth, ["mrr"], missing="skip")
+    assert list(skipped.index) == ["u"]
+
+
+def test_trec_eval_tie_rule_and_its_alternatives():
+    # pytrec_eval issue 56: three tied documents, only d3 relevant
+    recs = pd.DataFrame({"user": "q", "item": ["d1", "d2", "d3"], "score": 1.0})
+    truth = pd.DataFrame({"user": ["q"], "item": ["d3"], "relevance": [1]})
+    assert evaluate(recs, truth, "mrr")["mrr"].iloc[0] == 1.0
+    assert evaluate(recs, truth, "mrr", ties="item_asc")["mrr"].iloc[0] == pytest.approx(1 / 3)
+    assert evaluate(recs, truth, "mrr", ties="input")["mrr"].iloc[0] == pytest.approx(1 / 3)
+
+
+def test_relevance_col_none_means_binary():
+    recs = pd.DataFrame({"user": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+    truth = pd.DataFrame({"user": [1], "item": [2]})
+    with pytest.raises(ValueError, match="relevance_col=None"):
+        evaluate(recs, truth, "mrr")
+    assert evaluate(recs, truth, "mrr", relevance_col=None)["mrr"].iloc[0] == 0.5
+
+
+def test_empty_policies():
+    recs = pd.DataFrame({"user": [1, 2], "item": [1, 1], "score": [1.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 2], "item": [1, 1], "relevance": [1, 0]})
+    nan = evaluate(recs, truth, ["map", "ndcg"], empty="nan")
+    assert nan.loc[1, "map"] == 1.0 and math.isnan(nan.loc[2, "map"])
+    assert nan.mean()["map"] == 1.0
+    with pytest.raises(ValueError, match="user 2"):
+        evaluate(recs, truth, ["map"], empty="raise")
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    (lambda r, t: (r.drop(columns="score"), t), ValueError, "no column 'score'"),
+    (lambda r, t: (r.assign(score="high"), t), TypeError, "must be numeric"),
+    (lambda r, t: (r.assign(score=[np.nan, 1.0, 2.0]), t), ValueError, "non-finite"),
+    (lambda r, t: (r.assign(user=[1, None, 2]), t), ValueError, "missing id"),
+    (lambda r, t: (r, t.assign(relevance=-1)), ValueError, ">= 0"),
+    (lambda r, t: (r, t.assign(item=t["item"].astype(str))), TypeError, "same kind"),
+    (lambda r, t: (r.to_dict(), t), TypeError, "DataFrame"),
+    (lambda r, t: (r.assign(item=[4, 4, 5]), t), ValueError, "item 4 twice for user 1"),
+    (lambda r, t: (r, pd.concat([t, t])), ValueError, "twice for user"),
+])
+def test_bad_input_is_refused_loudly(bad, error, match):
+    recs = pd.DataFrame({"user": [1, 1, 2], "item": [4, 5, 4], "score": [1.0, 2.0, 3.0]})
+    truth = pd.DataFrame({"user": [1, 2], "item": [4, 4], "relevance": [1, 1]})
+    recs_bad, truth_bad = bad(recs, truth)
+    with pytest.raises(error, match=match):
+        evaluate(recs_bad, truth_bad, ["mrr"])
+
+
+@pytest.mark.parametrize("name, kind, k", [
+    ("ndcg@10", "ndcg", 10), ("map@100", "ap", 100), ("map", "ap", None),
+    ("MRR", "rr", None), ("precision@5", "precision", 5), ("P_5", "precision", 5),
+    ("ndcg_cut_10", "ndcg", 10), ("map_cut_20", "ap", 20), ("recip_rank", "rr", None),
+    ("recall_10", "recall", 10), ("hit@3", "hit", 3), ("f1@2", "f1", 2),
+    ("dcg@4", "dcg", 4), ("success_1", "hit", 1),
+])
+def test_parse_metric(name, kind, k):
+    assert parse_metric(name) == (kind, k)
+
+
+@pytest.mark.parametrize("name", ["ndgc@10", "map@0", "precision@", "", "@10"])
+def test_parse_metric_refuses_unknown_names(name):
+    with pytest.raises(ValueError):
+        parse_metric(name)
+
+
+def test_inputs_are_not_mutated():
+    recs, truth = random_tables(5)
+    before = recs.copy(), truth.copy()
+    evaluate(recs, truth, METRICS)
+    pd.testing.assert_frame_equal(recs, before[0])
+    pd.testing.assert_frame_equal(truth, before[1])
+
+
+# -- reference: trec_eval through pytrec_eval ----------------------------------
+
+TREC_MEASURES = {"P_5": "precision@5", "P_10": "precision@10", "recall_5": "recall@5",
+                 "recall_10": "recall@10", "map": "map", "map_cut_5": "map@5",
+                 "recip_rank": "mrr", "ndcg": "ndcg", "ndcg_cut_5": "ndcg@5",
+                 "ndcg_cut_10": "ndcg@10", "success_1": "hit@1"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_pytrec_eval_with_ties(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = np.random.default_rng(seed)
+    n_users, n_items = 60, 40
+    rows = []
+    for user in range(n_users):
+        items = rng.choice(n_items, size=int(rng.integers(1, 25)), replace=False)
+        # multiples of 1/8 are exact in float32 and float64: the ties are real
+        scores = rng.integers(0, 6, size=items.size) / 8
+        rows += [(f"q{user}", f"d{i}", s) for i, s in zip(items, scores)]
+    recs = pd.DataFrame(rows, columns=["user", "item", "score"])
+    judged = []
+    for user in range(n_users + 5):  # five judged queries were never run
+        items = rng.choice(n_items, size=int(rng.integers(1, 15)), replace=False)
+        judged += [(f"q{user}", f"d{i}", int(g))
+                   for i, g in zip(items, rng.integers(0, 4, items.size))]
+    truth = pd.DataFrame(judged, columns=["user", "item", "relevance"])
+
+    qrels, run = {}, {}
+    for u, i, g in truth.itertuples(index=False):
+        qrels.setdefault(u, {})[i] = g
+    for u, i, s in recs.itertuples(index=False):
+        run.setdefault(u, {})[i] = float(s)
+    reference = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES)).evaluate(run)
+
+    ours = evaluate(recs, truth, list(TREC_MEASURES.values()), missing="skip")
+    assert set(ours.index) == set(reference)  # trec_eval skips unrun queries
+    for measure, name in TREC_MEASURES.items():
+        theirs = np.array([reference[q][measure] for q in ours.index])
+        np.testing.assert_allclose(ours[name].to_numpy(), theirs, rtol=0, atol=1e-9,
+                                   err_msg=measure)
