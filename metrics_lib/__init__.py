@@ -39,6 +39,8 @@ from .online import (
     two_proportion_test,
 )
 from .rating import mae, rmse
+from .evaluate import evaluate, parse_metric
+from .trec import read_trec_qrels, read_trec_run
 from .beyond import (
     catalog_coverage,
     gini_index,
@@ -76,6 +78,11 @@ __all__ = [
     "hits_at_k",
     "mean_reciprocal_rank_from_ranks",
     "rank_with_ties",
+    # many users from two tables (batch evaluation, TREC files)
+    "evaluate",
+    "parse_metric",
+    "read_trec_run",
+    "read_trec_qrels",
     # ratings
     "rmse",
     "mae",

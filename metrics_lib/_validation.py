@@ -273,3 +273,61 @@ def check_open_unit(name: str, value) -> float:
     if not 0.0 < result < 1.0:  # also refuses nan
         raise ValueError(f"{name} must be strictly between 0 and 1; got {value!r}")
     return result
+
+
+# -- DataFrame inputs (metrics_lib.evaluate, metrics_lib.trec) ---------------
+
+def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -> None:
+    """``frame`` must be a pandas DataFrame holding every one of ``columns``."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas (or Dask) DataFrame; got "
+                        f"{type(frame).__name__}")
+    for column in columns:
+        if not isinstance(column, str) and not isinstance(column, Hashable):
+            raise TypeError(f"column names must be hashable; got {column!r}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        message = (f"{name} has no column {missing[0]!r} (its columns are "
+                   f"{list(frame.columns)!r})")
+        if hint:
+            message += f"; {hint}"
+        raise ValueError(message)
+
+
+def check_id_column(name: str, series):
+    """An id column: no missing values. Returns the Series itself."""
+    import pandas as pd
+
+    if series.dtype.kind not in "iub" and len(series) and series.isna().any():
+        row = series.index[int(np.argmax(series.isna().to_numpy()))]
+        raise ValueError(f"{name} column {series.name!r} has a missing id at "
+                         f"row {row!r}")
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        raise TypeError(f"{name} column {series.name!r} is categorical; convert "
+                        "it with .astype(...) to the ids' own type")
+    return series
+
+
+def check_value_column(name: str, series, *, minimum: float | None = None) -> np.ndarray:
+    """A numeric score/rank/grade column as a finite float64 array."""
+    import pandas as pd
+
+    dtype = series.dtype
+    if (pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype)):
+        raise TypeError(f"{name} column {series.name!r} must be numeric; it has "
+                        f"dtype {dtype}")
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    finite = np.isfinite(values)
+    if not finite.all():
+        at = int(np.argmin(finite))
+        raise ValueError(f"{name} column {series.name!r} has a non-finite value "
+                         f"{values[at]!r} at row {series.index[at]!r}")
+    if minimum is not None and len(values):
+        at = int(np.argmin(values))
+        if values[at] < minimum:
+            raise ValueError(f"{name} column {series.name!r} has the value "
+                             f"{values[at]!r} at row {series.index[at]!r}; values "
+                             f"must be >= {minimum:g}")
+    return values
