@@ -238,3 +238,31 @@ class TestRating:
     def test_rmse_mae(self):
         assert ml.rmse([4, 3, 5], [3.5, 3, 3]) == pytest.approx(math.sqrt((0.25 + 0 + 4) / 3))
         assert ml.mae([4, 3, 5], [3.5, 3, 3]) == pytest.approx(2.5 / 3)
+
+
+class TestRatingGroups:
+    TRUTH = [4, 5, 3, 4, 5, 2, 1, 4]
+    PRED = [4.5, 4.5, 3, 3, 3.5, 3.5, 2.5, 2.5]
+    USERS = ["u1", "u1", "u1", "u1", "u2", "u2", "u3", "u3"]
+
+    def test_macro_is_mean_of_per_user_values(self):
+        per_user_rmse, per_user_mae = [], []
+        for user in ("u1", "u2", "u3"):
+            idx = [i for i, u in enumerate(self.USERS) if u == user]
+            errors = [self.TRUTH[i] - self.PRED[i] for i in idx]
+            per_user_rmse.append(math.sqrt(sum(e * e for e in errors) / len(errors)))
+            per_user_mae.append(sum(abs(e) for e in errors) / len(errors))
+        assert ml.rmse(self.TRUTH, self.PRED, groups=self.USERS) == pytest.approx(sum(per_user_rmse) / 3)
+        assert ml.mae(self.TRUTH, self.PRED, groups=self.USERS) == pytest.approx(sum(per_user_mae) / 3)
+
+    def test_one_group_equals_micro(self):
+        one = ["u"] * len(self.TRUTH)
+        assert ml.rmse(self.TRUTH, self.PRED, groups=one) == pytest.approx(ml.rmse(self.TRUTH, self.PRED))
+
+    def test_bad_groups(self):
+        with pytest.raises(ValueError, match="one label per rating: got 2 labels for 8 ratings"):
+            ml.rmse(self.TRUTH, self.PRED, groups=["a", "b"])
+        with pytest.raises(ValueError, match="missing label"):
+            ml.mae(self.TRUTH, self.PRED, groups=self.USERS[:-1] + [None])
+        with pytest.raises(TypeError, match="groups must be a sequence"):
+            ml.mae(self.TRUTH, self.PRED, groups="u1")
