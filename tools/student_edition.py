@@ -1,0 +1,142 @@
+"""Build the student edition of the book: every exercise, no solution.
+
+    python tools/student_edition.py          (or: make student)
+
+writes a configuration derived from ``_config.yml`` into ``_build/student/``
+and builds the book with it into ``_build/student/_build/html`` (warnings are
+errors, as for the full book). The derived configuration
+
+* sets sphinx-exercise's ``hide_solutions: true``, so no solution is rendered;
+* adds "(student edition)" to the title;
+* drops the repository and the Colab/Binder launch buttons, which would open
+  the notebooks of the repository, solutions included.
+
+The .ipynb/.md download buttons stay: after the build, every source file
+offered for download (``_sources/``) is rewritten without its ``{solution}``
+blocks, so students download notebooks with the exercises and no answers.
+``tools/check_student.py`` checks the result against the full edition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# An opening fence of a solution directive (``` or ::: fences, MyST syntax).
+_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|:{3,})\{(?P<name>solution(?:-start|-end)?)\}")
+
+
+def student_config(config: dict) -> dict:
+    """The full edition's configuration, turned into the student edition's."""
+    config = json.loads(json.dumps(config))  # deep copy
+    config["title"] = f"{config.get('title', 'Book')} (student edition)"
+    sphinx = config.setdefault("sphinx", {}) or {}
+    config["sphinx"] = sphinx
+    (sphinx.setdefault("config", {}) or {})["hide_solutions"] = True
+    # Local extension paths are resolved against the config file's folder.
+    local = sphinx.get("local_extensions") or {}
+    sphinx["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
+    config.pop("launch_buttons", None)
+    html = config.setdefault("html", {}) or {}
+    config["html"] = html
+    html["use_repository_button"] = False
+    html["use_issues_button"] = False
+    html["use_edit_page_button"] = False
+    return config
+
+
+def strip_solutions(text: str, where: str = "") -> tuple[str, int]:
+    """Remove every ``{solution}`` block from MyST text; return (text, count)."""
+    lines = text.splitlines(keepends=True)
+    out, removed, i = [], 0, 0
+    while i < len(lines):
+        match = _OPEN.match(lines[i])
+        if match and match["name"] != "solution":
+            raise SystemExit(f"student_edition: {where}: gated solutions "
+                             f"({match['name']}) are not supported; use ```{{solution}}")
+        if match:
+            fence = match["fence"]
+            close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+            j = i + 1
+            while j < len(lines) and not close.match(lines[j]):
+                j += 1
+            if j == len(lines):
+                raise SystemExit(f"student_edition: {where}: unclosed solution block")
+            removed += 1
+            i = j + 1
+            continue
+        out.append(lines[i])
+        i += 1
+    return "".join(out), removed
+
+
+def strip_sources(html_dir: Path) -> int:
+    """Rewrite the downloadable sources (_sources/) without solutions."""
+    removed = 0
+    for path in sorted((html_dir / "_sources").rglob("*")):
+        if path.suffix == ".ipynb":
+            notebook = json.loads(path.read_text(encoding="utf-8"))
+            for cell in notebook.get("cells", []):
+                if cell.get("cell_type") != "markdown":
+                    continue
+                source = cell["source"]
+                text = "".join(source) if isinstance(source, list) else source
+                text, n = strip_solutions(text, str(path))
+                if n:
+                    cell["source"] = text.splitlines(keepends=True)
+                    removed += n
+            path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+        elif path.suffix in {".md", ".txt", ".rst"}:
+            text, n = strip_solutions(path.read_text(encoding="utf-8"), str(path))
+            if n:
+                path.write_text(text, encoding="utf-8")
+                removed += n
+    return removed
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output", default=str(ROOT / "_build" / "student"),
+                        help="build folder (default: _build/student); the HTML "
+                        "goes to OUTPUT/_build/html")
+    parser.add_argument("--toc", help="table of contents (default: _toc.yml)")
+    args = parser.parse_args(argv)
+    out = Path(args.output).resolve()
+    html = out / "_build" / "html"
+
+    started = time.monotonic()
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    out.mkdir(parents=True, exist_ok=True)
+    config_file = out / "_config.yml"
+    config_file.write_text(
+        "# Generated by tools/student_edition.py from _config.yml: do not edit.\n"
+        + yaml.safe_dump(student_config(config), sort_keys=False, allow_unicode=True),
+        encoding="utf-8")
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    command = [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going",
+               "--config", str(config_file), "--path-output", str(out)]
+    if args.toc:
+        command += ["--toc", args.toc]
+    print("student_edition:", " ".join(command), flush=True)
+    result = subprocess.run(command, cwd=ROOT)
+    if result.returncode:
+        print(f"student_edition: the build failed (exit {result.returncode})")
+        return result.returncode
+    removed = strip_sources(html)
+    print(f"student_edition: built {html / 'index.html'}; {removed} solution block(s) "
+          f"removed from the downloadable sources ({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
