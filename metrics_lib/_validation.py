@@ -275,6 +275,30 @@ def check_open_unit(name: str, value) -> float:
     return result
 
 
+
+def check_real(name: str, value, *, low=None, high=None, low_open: bool = False,
+               high_open: bool = False) -> float:
+    """A finite real number inside ``[low, high]`` (either end open on request).
+
+    ``None`` for ``low`` or ``high`` leaves that side unbounded. bool is refused:
+    ``True`` where a number is expected is almost always a mistake.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got "
+                        f"{type(value).__name__} {value!r}")
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"{name} must be finite; got {value!r}")
+    too_low = low is not None and (result <= low if low_open else result < low)
+    too_high = high is not None and (result >= high if high_open else result > high)
+    if too_low or too_high:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        lo = "-inf" if low is None else low
+        hi = "inf" if high is None else high
+        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}; got {value!r}")
+    return result
+
 # -- DataFrame inputs (metrics_lib.evaluate, metrics_lib.trec) ---------------
 
 def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -> None:

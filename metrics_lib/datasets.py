@@ -45,31 +45,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validation import check_k
+from ._validation import check_k, check_open_unit, check_real
 
 __all__ = ["SimulatedWorld", "simulate_world"]
 
 _CHUNK = 4096  # users per block when a users x items matrix is built
-
-
-def _check_real(name, value, *, low=None, high=None, low_open=False,
-                high_open=False) -> float:
-    """A finite real number inside ``[low, high]`` (open ends on request)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got "
-                        f"{type(value).__name__} {value!r}")
-    result = float(value)
-    if not math.isfinite(result):
-        raise ValueError(f"{name} must be finite; got {value!r}")
-    too_low = low is not None and (result <= low if low_open else result < low)
-    too_high = high is not None and (result >= high if high_open else result > high)
-    if too_low or too_high:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
-        lo = "-inf" if low is None else low
-        hi = "inf" if high is None else high
-        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}; got {value!r}")
-    return result
 
 
 def _check_seed(seed) -> int:
@@ -85,8 +65,7 @@ def _check_thresholds(thresholds) -> tuple:
     if isinstance(thresholds, (str, bytes)) or np.isscalar(thresholds):
         raise TypeError("grade_thresholds must be a sequence of probabilities, "
                         f"got {thresholds!r}")
-    values = tuple(_check_real("grade_thresholds", t, low=0, high=1, low_open=True,
-                               high_open=True) for t in thresholds)
+    values = tuple(check_open_unit("grade_thresholds", t) for t in thresholds)
     if not values:
         raise ValueError("grade_thresholds is empty; give at least one probability")
     if any(b <= a for a, b in zip(values, values[1:])):
@@ -372,7 +351,7 @@ class SimulatedWorld:
         >>> world.simulate_clicks(np.arange(20), lists, seed=3).shape
         (20, 5)
         """
-        eta = _check_real("position_bias", position_bias, low=0)
+        eta = check_real("position_bias", position_bias, low=0)
         seed = _check_seed(seed)
         u = np.asarray(users)
         rec = np.asarray(recommended)
@@ -590,21 +569,20 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
     n_users = check_k(n_users, "n_users", allow_none=False)
     n_items = check_k(n_items, "n_items", allow_none=False)
     n_factors = check_k(n_factors, "n_factors", allow_none=False)
-    popularity_bias = _check_real("popularity_bias", popularity_bias, low=0)
-    rho = _check_real("exposure_appeal_correlation", exposure_appeal_correlation,
+    popularity_bias = check_real("popularity_bias", popularity_bias, low=0)
+    rho = check_real("exposure_appeal_correlation", exposure_appeal_correlation,
                       low=-1, high=1)
-    appeal_scale = _check_real("appeal_scale", appeal_scale, low=0)
-    preference_strength = _check_real("preference_strength", preference_strength,
+    appeal_scale = check_real("appeal_scale", appeal_scale, low=0)
+    preference_strength = check_real("preference_strength", preference_strength,
                                       low=0, low_open=True)
-    baseline_logit = _check_real("baseline_logit", baseline_logit)
+    baseline_logit = check_real("baseline_logit", baseline_logit)
     grade_thresholds = _check_thresholds(grade_thresholds)
     n_days = check_k(n_days, "n_days", allow_none=False)
     if n_days < 2:
         raise ValueError(f"n_days must be at least 2 (a training and a test day); "
                          f"got {n_days}")
-    test_fraction = _check_real("test_fraction", test_fraction, low=0, high=1,
-                                low_open=True, high_open=True)
-    sessions_per_user = _check_real("sessions_per_user", sessions_per_user, low=1)
+    test_fraction = check_open_unit("test_fraction", test_fraction)
+    sessions_per_user = check_real("sessions_per_user", sessions_per_user, low=1)
     session_size = check_k(session_size, "session_size", allow_none=False)
     seed = _check_seed(seed)
 
