@@ -583,7 +583,8 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
         all interactions (Castells et al.'s item-choice model; Microsoft
         Recommenders ``novelty``). ``"users"``: :math:`p(i)` = distinct users
         who interacted with :math:`i` / distinct users (Zhou et al.;
-        recmetrics ``novelty``).
+        recmetrics ``novelty``, which takes the counts from the caller and
+        divides them by the number of users).
     k : int or None, default=None
         Cut-off applied to every list.
     average : {"users", "recommendations"}, default="users"
@@ -844,7 +845,16 @@ def personalization(recommended_lists, *, k=None):
     which for lists of equal length :math:`n` is
     :math:`\\frac{1}{n}\\sum_i c_i (c_i - 1)/2` with :math:`c_i` the number of
     lists containing item :math:`i`. Memory is linear in the number of
-    distinct items (plus the input itself).
+    distinct items (plus the input itself). For lists of equal length this is
+    Zhou et al.'s mean inter-user (Hamming) diversity :math:`1 - |L_u \\cap
+    L_v| / n`.
+
+    References
+    ----------
+    .. [1] Zhou et al., "Solving the apparent diversity-accuracy dilemma of
+       recommender systems", PNAS 107(10), 2010.
+    .. [2] recmetrics, ``personalization``,
+       https://github.com/statisticianinstilettos/recmetrics
 
     Examples
     --------
