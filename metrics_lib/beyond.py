@@ -193,6 +193,8 @@ class _Similarity:
         self._matrix = None     # square similarity matrix, ids 0..n-1
         self._unit = None       # unit feature rows, ids 0..n-1
         self._unit_map = None   # id -> unit feature vector
+        self._zero_rows = None  # rows of _unit that were all zeros
+        self._zero_ids: set = set()
         self._func = None
         if features is not None:
             self._init_features(features)
@@ -202,13 +204,11 @@ class _Similarity:
             self._init_matrix(similarity)
 
     @staticmethod
-    def _unit_rows(array, ids, name):
+    def _unit_rows(array):
+        """Rows scaled to length 1; all-zero rows stay zero (checked on use)."""
         norms = np.linalg.norm(array, axis=1)
-        if np.any(norms == 0):
-            bad = ids[int(np.flatnonzero(norms == 0)[0])]
-            raise ValueError(f"{name} of item {bad!r} is an all-zero vector; its "
-                             "cosine similarity is undefined")
-        return array / norms[:, None]
+        safe = np.where(norms == 0, 1.0, norms)
+        return array / safe[:, None], norms == 0
 
     def _init_features(self, features):
         if isinstance(features, Mapping):
@@ -226,8 +226,9 @@ class _Similarity:
             array = np.vstack(rows)
             if not np.all(np.isfinite(array)):
                 raise ValueError("features contains a non-finite value")
-            unit = self._unit_rows(array, ids, "features")
+            unit, zero = self._unit_rows(array)
             self._unit_map = {item: unit[row] for row, item in enumerate(ids)}
+            self._zero_ids = {item for row, item in enumerate(ids) if zero[row]}
             return
         try:
             array = np.array(features, dtype=float)
@@ -239,7 +240,7 @@ class _Similarity:
                              f"item id 0..n-1; got shape {array.shape}")
         if not np.all(np.isfinite(array)):
             raise ValueError("features contains a non-finite value")
-        self._unit = self._unit_rows(array, list(range(array.shape[0])), "features")
+        self._unit, self._zero_rows = self._unit_rows(array)
 
     def _init_matrix(self, similarity):
         try:
@@ -269,12 +270,21 @@ class _Similarity:
 
     def _vectors(self, items):
         if self._unit is not None:
-            return self._unit[self._indices(items, self._unit.shape[0])]
-        try:
-            return np.vstack([self._unit_map[item] for item in items])
-        except KeyError as error:
-            raise ValueError(f"item {error.args[0]!r} is unknown: it has no "
-                             "feature vector") from None
+            index = self._indices(items, self._unit.shape[0])
+            zero = self._zero_rows[index]
+            bad = items[int(np.flatnonzero(zero)[0])] if zero.any() else None
+            vectors = self._unit[index]
+        else:
+            try:
+                vectors = np.vstack([self._unit_map[item] for item in items])
+            except KeyError as error:
+                raise ValueError(f"item {error.args[0]!r} is unknown: it has no "
+                                 "feature vector") from None
+            bad = next((item for item in items if item in self._zero_ids), None)
+        if bad is not None:
+            raise ValueError(f"the features of item {bad!r} are an all-zero vector; "
+                             "its cosine similarity is undefined")
+        return vectors
 
     def _call(self, a, b) -> float:
         value = self._func(a, b)
@@ -468,7 +478,7 @@ def intra_list_diversity(recommended_lists, *, features=None, similarity=None,
     features : 2-D array or mapping of hashable to 1-D array, optional
         Item feature vectors (genres one-hot, embeddings, ...); items are
         compared by cosine similarity. A 2-D array has one row per item id
-        ``0..n-1``. No vector may be all zeros.
+        ``0..n-1``. A recommended item's vector may not be all zeros.
     similarity : square 2-D array or callable, optional
         A precomputed symmetric ``(n_items, n_items)`` similarity matrix
         (ids ``0..n-1``), or a function ``sim(item_a, item_b) -> float``.

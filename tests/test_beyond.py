@@ -120,6 +120,20 @@ def test_ild_cooccurrence_similarity_as_features():
     assert intra_list_diversity([[0, 1, 2]], features=x.T) == pytest.approx(1 - 2 / 3)
 
 
+def test_ild_zero_vectors_only_matter_when_recommended():
+    # item 3 was never clicked: an all-zero co-occurrence column
+    features = np.array([[1, 0], [1, 0], [0, 1], [0, 0]])
+    assert intra_list_diversity([[0, 1, 2]], features=features) == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="item 3 .*all-zero"):
+        intra_list_diversity([[0, 3]], features=features)
+    mapping = {"x": [1, 0], "y": [0, 1], "z": [0, 0]}
+    assert intra_list_diversity([["x", "y"]], features=mapping) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="'z' .*all-zero"):
+        intra_list_diversity([["x", "z"]], features=mapping)
+    with pytest.raises(ValueError, match="all-zero"):
+        serendipity([[0]], [{0}], history_lists=[[3]], features=features)
+
+
 def test_ild_bad_input():
     with pytest.raises(ValueError, match="at least two items"):
         intra_list_diversity([[0]], features=GENRES)
