@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import json
 import re
 import sys
 import threading
@@ -96,6 +97,17 @@ def _parse(path: Path) -> _Anchors:
 
 
 def _pages(html_dir: Path) -> list[Path]:
+    """The pages of the current build: Sphinx's own list (searchindex.js), so
+    that pages left over from an earlier build are not checked; plus the
+    top-level redirect. Falls back to every .html file."""
+    try:
+        text = (html_dir / "searchindex.js").read_text(encoding="utf-8")
+        docnames = json.loads(text[text.index("(") + 1:text.rindex(")")])["docnames"]
+        pages = [html_dir / f"{name}.html" for name in docnames]
+        pages += [html_dir / "index.html"] if (html_dir / "index.html").is_file() else []
+        return sorted(pages)
+    except (OSError, ValueError, KeyError):
+        pass
     pages = []
     for path in sorted(html_dir.rglob("*.html")):
         rel = path.relative_to(html_dir)
