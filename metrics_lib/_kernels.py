@@ -37,11 +37,14 @@ def block_starts(lengths: np.ndarray) -> np.ndarray:
     return starts
 
 
-def segment_argsort(keys: tuple[np.ndarray, ...], lengths: np.ndarray) -> np.ndarray:
+def segment_argsort(keys: tuple[np.ndarray, ...], lengths: np.ndarray, *,
+                    stable: bool = True) -> np.ndarray:
     """Permutation that sorts every block by ``keys`` (``np.lexsort`` order).
 
     The last key is the primary one, as in :func:`numpy.lexsort`; the sort is
-    stable, so rows equal on every key keep their input order. Blocks keep
+    stable, so rows equal on every key keep their input order. With
+    ``stable=False`` (one key only) the order of equal keys is unspecified,
+    which is faster; then no key may equal the largest value of its dtype. Blocks keep
     their place. Short blocks of equal (or similar) length are sorted as the
     rows of a 2-D matrix, which costs O(n log L) for blocks of length L
     instead of O(n log n) for one global sort.
@@ -74,7 +77,8 @@ def segment_argsort(keys: tuple[np.ndarray, ...], lengths: np.ndarray) -> np.nda
             del flat
             valid = np.arange(longest)[None, :] < lengths[:, None]
         if len(matrices) == 1:
-            order = np.argsort(matrices[0], axis=1, kind="stable")
+            order = np.argsort(matrices[0], axis=1,
+                               kind="stable" if stable else "quicksort")
         else:
             order = np.lexsort(matrices, axis=-1)
         del matrices
@@ -85,24 +89,31 @@ def segment_argsort(keys: tuple[np.ndarray, ...], lengths: np.ndarray) -> np.nda
     return np.lexsort(tuple(keys) + (block,))
 
 
-def in_block_order(primary: np.ndarray, secondary: np.ndarray | None,
-                   lengths: np.ndarray) -> bool:
-    """True if each block is sorted by ``primary`` then ``secondary`` (ascending)."""
-    if primary.size < 2:
+def in_block_order(values: np.ndarray, descending: bool, item_key: np.ndarray,
+                   ties: str, lengths: np.ndarray) -> bool:
+    """True if every block is already in rank order.
+
+    Rank order: ``values`` descending (scores) or ascending (ranks), and
+    equal values ordered by ``item_key`` as the ``ties`` rule says
+    (``"item_desc"``, ``"item_asc"``, or ``"input"``: any order). Only the
+    pairs of neighbours that are not strictly ordered are looked at twice.
+    """
+    if values.size < 2:
         return True
-    boundary = np.zeros(primary.size - 1, dtype=bool)
-    starts = block_starts(lengths)
-    inner = starts[(starts > 0) & (starts < primary.size)]
-    boundary[inner - 1] = True
-    earlier, later = primary[:-1], primary[1:]
-    ok = earlier < later
-    ties = earlier == later
-    if secondary is None:
-        ok |= ties
-    else:
-        ok |= ties & (secondary[:-1] < secondary[1:])
-    ok |= boundary
-    return bool(ok.all())
+    strict = (values[:-1] > values[1:]) if descending else (values[:-1] < values[1:])
+    suspects = np.flatnonzero(~strict)
+    del strict
+    if suspects.size:
+        block_ends = block_starts(lengths)[1:] - 1
+        suspects = suspects[~np.isin(suspects, block_ends, assume_unique=True)]
+    if not suspects.size:
+        return True
+    if not np.all(values[suspects] == values[suspects + 1]):
+        return False
+    if ties == "input":
+        return True
+    before, after = item_key[suspects], item_key[suspects + 1]
+    return bool(np.all(before > after) if ties == "item_desc" else np.all(before < after))
 
 
 def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndarray,
@@ -123,7 +134,7 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
     if n_codes * span >= 2**62:
         raise OverflowError("too many (user, item) pairs for 64-bit join keys")
     # (user code, item key) as one int64: sorted keys sort by user, then item.
-    order = segment_argsort((item_key,), lengths)
+    order = segment_argsort((item_key,), lengths, stable=False)
     keys = item_key[order]
     keys += np.repeat(np.arange(n_blocks, dtype=np.int64) * span, lengths)
     dup_row = -1
@@ -194,11 +205,14 @@ class UserTable:
         self.has_positive = np.bincount(truth_code[truth_grade > 0],
                                         minlength=n_users) > 0
         self._ideal_pos = None
+        self._n_relevant = {}
 
     # -- binary relevance -------------------------------------------------
     def n_relevant(self, level: float) -> np.ndarray:
-        return np.bincount(self.truth_code[self.truth_grade >= level],
-                           minlength=self.n_users)
+        if level not in self._n_relevant:
+            self._n_relevant[level] = np.bincount(
+                self.truth_code[self.truth_grade >= level], minlength=self.n_users)
+        return self._n_relevant[level]
 
     def _selected(self, k, level):
         keep = self.hit_grade >= level
@@ -268,8 +282,39 @@ class UserTable:
             self._ideal_pos = (codes, _rank_in_run(codes), grades)
         return self._ideal_pos
 
+    def _ideal_by_counting(self, k, gain, log_base):
+        """Ideal DCG without sorting, for small integer grades (or None).
+
+        In the ideal list the c(u, g) items of grade g occupy one run of
+        ranks, right after the items of higher grades; a run's discounts sum
+        to a difference of the cumulative discount table.
+        """
+        grades = self.truth_grade
+        top = grades.max(initial=0.0)
+        if top > 64 or not np.all(grades == np.floor(grades)):
+            return None
+        levels = int(top)
+        counts = np.bincount(self.truth_code * (levels + 1) + grades.astype(np.int64),
+                             minlength=self.n_users * (levels + 1))
+        counts = counts.reshape(self.n_users, levels + 1)[:, :0:-1]  # grade top..1
+        end = np.cumsum(counts, axis=1)
+        start = end - counts
+        longest = int(end[:, -1].max(initial=0))
+        if k is not None:
+            end, start, longest = np.minimum(end, k), np.minimum(start, k), min(longest, k)
+        table = np.zeros(longest + 1)
+        table[1:] = np.cumsum(1.0 / self._discount(np.arange(1, longest + 1), log_base))
+        gains = self._gain(np.arange(levels, 0, -1, dtype=np.float64), gain)
+        return (gains[None, :] * (table[end] - table[start])).sum(axis=1)
+
     def ndcg(self, k, gain, log_base, ideal):
         dcg = self.dcg(k, gain, log_base)
+        ideal_dcg = (self._ideal_by_counting(k, gain, log_base) if ideal == "judged"
+                     else None)
+        if ideal_dcg is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = np.where(ideal_dcg > 0, dcg / ideal_dcg, 0.0)
+            return values, ~self.has_positive
         if ideal == "judged":
             codes, pos, grades = self._judged_ideal()
         else:

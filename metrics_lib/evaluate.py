@@ -300,6 +300,29 @@ def _item_keys(rec_items: pd.Series, truth_items: pd.Series):
     return codes[:rec_items.size], codes[rec_items.size:], (lambda key: uniques[key])
 
 
+def _group_by_user(users: pd.Series):
+    """Block users, block lengths and the permutation that groups the rows.
+
+    The permutation is ``None`` when each user's rows are already
+    contiguous, which the common output of a recommender (one block per
+    user) is; checking that costs one comparison per row.
+    """
+    n = len(users)
+    if pd.api.types.is_numeric_dtype(users.dtype) and n:
+        ids = users.to_numpy()
+        starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+        block_users = pd.Index(ids[np.r_[0, starts]])
+        if block_users.is_unique:
+            lengths = np.diff(np.r_[0, starts, n]).astype(np.int64)
+            return block_users, lengths, None
+    codes, block_users = pd.factorize(users)
+    lengths = np.bincount(codes, minlength=block_users.size).astype(np.int64)
+    order = None
+    if codes.size > 1 and np.any(codes[1:] < codes[:-1]):
+        order = np.argsort(codes, kind="stable")
+    return pd.Index(block_users), lengths, order
+
+
 def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                      score_col, rank_col, relevance_col):
     """The pandas path of :func:`evaluate` (options already checked)."""
@@ -330,29 +353,27 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         grades = check_value_column("truth", truth[relevance_col], minimum=0.0)
 
     # 1. Group the recommendations by user: blocks 0..B-1 in first-seen order.
-    user_codes, block_users = pd.factorize(rec_users)
-    lengths = np.bincount(user_codes, minlength=block_users.size)
     rec_keys, truth_keys, decode_item = _item_keys(rec_items, truth_items)
-    primary = values if rank_col is not None else -values
-    order = None
-    if user_codes.size > 1 and np.any(user_codes[1:] < user_codes[:-1]):
-        order = np.argsort(user_codes, kind="stable")
-    del user_codes
+    block_users, lengths, order = _group_by_user(rec_users)
     if order is not None:
-        rec_keys, primary = rec_keys[order], primary[order]
+        rec_keys, values = rec_keys[order], values[order]
+    del order
 
     # 2. Rank order inside each block: score (or rank), then the tie rule.
     ties = options["ties"]
-    if ties == "input":
-        sort_keys, secondary = (primary,), None
-    else:
-        secondary = (rec_keys.max(initial=0) - rec_keys if ties == "item_desc"
-                     else rec_keys)
-        sort_keys = (secondary, primary)
-    if not in_block_order(primary, secondary, lengths):
+    descending = rank_col is None
+    if not in_block_order(values, descending, rec_keys, ties, lengths):
+        primary = -values if descending else values
+        if ties == "input":
+            sort_keys = (primary,)
+        else:
+            sort_keys = ((rec_keys.max(initial=0) - rec_keys
+                          if ties == "item_desc" else rec_keys), primary)
         within = segment_argsort(sort_keys, lengths)
+        del primary, sort_keys
         rec_keys = rec_keys[within]
-    del primary, secondary, sort_keys, order
+        del within
+    del values
 
     # 3. Code the judged users: blocks first, then users never recommended.
     truth_code = pd.Index(block_users).get_indexer(truth_users)

@@ -23,7 +23,7 @@ METRICS = ["precision@3", "precision", "recall@3", "recall", "f1@2", "f1", "hit@
            "hit", "mrr", "mrr@2", "map", "map@3", "ndcg", "ndcg@3", "dcg", "dcg@2"]
 
 
-def random_tables(seed, *, string_ids=False, n_users=25, n_items=12):
+def random_tables(seed, *, string_ids=False, n_users=25, n_items=12, half_grades=False):
     """Small tables with many ties, short and missing lists, unjudged users."""
     rng = np.random.default_rng(seed)
     rec_rows, truth_rows = [], []
@@ -35,7 +35,9 @@ def random_tables(seed, *, string_ids=False, n_users=25, n_items=12):
         if user % 7 != 3:                          # some users have no truth
             judged = rng.choice(n_items, size=int(rng.integers(1, 7)), replace=False)
             grades = rng.integers(0, 4, size=judged.size)
-            truth_rows += [(user, int(i), int(g)) for i, g in zip(judged, grades)]
+            if half_grades:  # non-integer grades: the sorting path of the ideal DCG
+                grades = grades / 2
+            truth_rows += [(user, int(i), g.item()) for i, g in zip(judged, grades)]
     recs = pd.DataFrame(rec_rows, columns=["user", "item", "score"])
     truth = pd.DataFrame(truth_rows, columns=["user", "item", "relevance"])
     if string_ids:  # ids of unequal length: string order != numeric order
@@ -96,7 +98,8 @@ def test_equals_per_list_functions_for_every_user(seed):
     }
     ties = ["item_desc", "item_asc", "input"][seed % 3]
     missing = ["zero", "skip"][(seed // 2) % 2]
-    recs, truth = random_tables(seed, string_ids=bool(rng.integers(0, 2)))
+    recs, truth = random_tables(seed, string_ids=bool(rng.integers(0, 2)),
+                                half_grades=seed % 4 == 1)
     result = evaluate(recs, truth, METRICS, ties=ties, missing=missing, **conv)
     for metric in METRICS:
         expected = expected_values(recs, truth, metric, ties, missing, **conv)
