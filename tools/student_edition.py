@@ -9,11 +9,14 @@ errors, as for the full book). The derived configuration
 * sets sphinx-exercise's ``hide_solutions: true``, so no solution is rendered;
 * adds "(student edition)" to the title;
 * drops the repository and the Colab/Binder launch buttons, which would open
-  the notebooks of the repository, solutions included.
+  the notebooks of the repository, solutions included;
+* loads ``_ext/student_cells.py``, which leaves out the (hidden) code cells
+  that only compute the numbers the solutions quote.
 
 The .ipynb/.md download buttons stay: after the build, every source file
 offered for download (``_sources/``) is rewritten without its ``{solution}``
-blocks, so students download notebooks with the exercises and no answers.
+blocks and solution-only code cells, so students download notebooks with the
+exercises and no answers.
 ``tools/check_student.py`` checks the result against the full edition.
 """
 
@@ -30,6 +33,8 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "_ext"))
+from student_cells import solution_only_cells  # noqa: E402
 
 # An opening fence of a solution directive (``` or ::: fences, MyST syntax).
 _OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|:{3,})\{(?P<name>solution(?:-start|-end)?)\}")
@@ -43,7 +48,8 @@ def student_config(config: dict) -> dict:
     config["sphinx"] = sphinx
     (sphinx.setdefault("config", {}) or {})["hide_solutions"] = True
     # Local extension paths are resolved against the config file's folder.
-    local = sphinx.get("local_extensions") or {}
+    local = dict(sphinx.get("local_extensions") or {})
+    local["student_cells"] = "_ext"  # drops the code cells that exist for the solutions
     sphinx["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
     config.pop("launch_buttons", None)
     html = config.setdefault("html", {}) or {}
@@ -85,7 +91,10 @@ def strip_sources(html_dir: Path) -> int:
     for path in sorted((html_dir / "_sources").rglob("*")):
         if path.suffix == ".ipynb":
             notebook = json.loads(path.read_text(encoding="utf-8"))
-            for cell in notebook.get("cells", []):
+            drop = solution_only_cells(notebook.get("cells", []))
+            notebook["cells"] = [c for i, c in enumerate(notebook.get("cells", [])) if i not in drop]
+            removed += len(drop)
+            for cell in notebook["cells"]:
                 if cell.get("cell_type") != "markdown":
                     continue
                 source = cell["source"]
@@ -134,7 +143,7 @@ def main(argv=None) -> int:
         return result.returncode
     removed = strip_sources(html)
     print(f"student_edition: built {html / 'index.html'}; {removed} solution block(s) "
-          f"removed from the downloadable sources ({time.monotonic() - started:.0f} s)")
+          f"and solution-only code cell(s) removed from the downloadable sources ({time.monotonic() - started:.0f} s)")
     return 0
 
 
