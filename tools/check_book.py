@@ -261,6 +261,7 @@ def main(argv=None) -> int:
                 if url.startswith(base):
                     r.continue_()
                 else:
+                    stats["external"] += 1
                     fail(current["page"], f"request leaves 127.0.0.1: {url}")
                     r.abort()
 
@@ -381,6 +382,7 @@ def main(argv=None) -> int:
           f"{stats['pages_with_math']} with math, {stats['math']} formulas typeset), "
           f"{stats['images']} images, {stats['links']} internal links, "
           f"{stats['search_results']} search results for {SEARCH_TERM!r}, "
+          f"{stats['external']} requests outside 127.0.0.1, "
           f"{stats['screenshots']} screenshots in {shots_dir} ({elapsed:.0f} s)")
     if failures:
         total = sum(map(len, failures.values()))
