@@ -280,6 +280,9 @@ def main(argv=None) -> int:
                 rel = path.relative_to(html_dir).as_posix()
                 current["page"] = rel
                 stats["pages"] += 1
+                if not path.is_file():
+                    fail(rel, "listed in searchindex.js but not built")
+                    continue
                 refresh = _parse(path).refresh
                 if refresh:  # index.html: a redirect, no content of its own
                     if not (path.parent / urlsplit(refresh).path).is_file():
