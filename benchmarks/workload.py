@@ -18,8 +18,9 @@ def make_workload(n_users: int, seed: int = SEED, shuffle: bool = False):
 
     ``recommendations`` (columns user, item, score: int64, int64, float64)
     holds each user's 100 distinct items in the order a recommender emits
-    them: users in blocks, best score first. Scores are continuous, so no
-    library's tie rule can matter. ``truth`` (user, item, relevance) holds
+    them: users in blocks, best score first. Scores are continuous and
+    distinct within a user even in single precision, so no library's tie
+    rule can matter. ``truth`` (user, item, relevance) holds
     1..50 distinct items per user with grades 1..4; each is, with
     probability 1/2, one of the user's 100 recommended items (at a random
     rank) and otherwise an item the list missed. ``shuffle=True`` returns the
@@ -34,7 +35,12 @@ def make_workload(n_users: int, seed: int = SEED, shuffle: bool = False):
     # a model lists items in score order, not in id order: shuffle each list
     items = np.take_along_axis(items, np.argsort(rng.random(items.shape), axis=1),
                                axis=1)
-    scores = -np.sort(-rng.random((n_users, LIST_LENGTH)), axis=1)
+    # Decreasing scores, at least 0.005 apart within a user and exact in
+    # float32: pytrec_eval compares scores in single precision, and scores
+    # closer than float32 resolution would become ties for it only.
+    jitter = rng.random((n_users, LIST_LENGTH))
+    scores = ((LIST_LENGTH - np.arange(LIST_LENGTH) + 0.5 * jitter) / LIST_LENGTH)
+    scores = scores.astype(np.float32).astype(np.float64)
     recs = pd.DataFrame({"user": np.repeat(users, LIST_LENGTH),
                          "item": items.ravel(), "score": scores.ravel()})
     del scores

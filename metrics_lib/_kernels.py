@@ -118,12 +118,13 @@ def in_block_order(values: np.ndarray, descending: bool, item_key: np.ndarray,
 
 def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndarray,
                   truth_item_key: np.ndarray, truth_grade: np.ndarray):
-    """Grade of every recommendation row (0 if unjudged), by an in-block join.
+    """The judged recommendation rows and their grades, by an in-block join.
 
     ``item_key`` holds non-negative integer item keys in block layout;
     ``truth_code`` the block code of each judgement (codes >= ``len(lengths)``
-    are users without recommendations). Returns ``(row_grade, dup_row,
-    dup_truth)``: ``dup_row`` is the index of a recommendation row whose
+    are users without recommendations). Returns ``(hit_rows, hit_grades,
+    dup_row, dup_truth)``: the block-layout indices of the recommendation rows
+    that are judged (in increasing order) and their grades; ``dup_row`` is the index of a recommendation row whose
     (user, item) pair occurs twice (or -1), ``dup_truth`` the same for the
     judgements (an index into the truth arrays, or -1).
     """
@@ -136,7 +137,12 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
     # (user code, item key) as one int64: sorted keys sort by user, then item.
     order = segment_argsort((item_key,), lengths, stable=False)
     keys = item_key[order]
-    keys += np.repeat(np.arange(n_blocks, dtype=np.int64) * span, lengths)
+    offsets = np.arange(n_blocks, dtype=np.int64) * span
+    if n and np.all(lengths == lengths[0]):  # add block offsets without a temporary
+        keys.reshape(n_blocks, -1)[...] += offsets[:, None]
+    else:
+        keys += np.repeat(offsets, lengths)
+    del offsets
     dup_row = -1
     if n > 1:
         same = keys[1:] == keys[:-1]
@@ -151,13 +157,26 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
         same = truth_keys[1:] == truth_keys[:-1]
         if same.any():
             dup_truth = int(truth_order[np.argmax(same)])
-    row_grade = np.zeros(n, dtype=np.float64)
+    hit_rows = np.zeros(0, dtype=np.int64)
+    hit_grades = np.zeros(0, dtype=np.float64)
     if n and truth_keys.size:
         where = np.searchsorted(keys, truth_keys)
         found = where < n
         found[found] = keys[where[found]] == truth_keys[found]
-        row_grade[order[where[found]]] = truth_grade[truth_order[found]]
-    return row_grade, dup_row, dup_truth
+        hit_rows = order[where[found]]
+        judgement = truth_order[found]
+        # Back to block layout order (by user, then by rank). Sorting the
+        # row index with the judgement index packed into its low bits is a
+        # plain integer sort, much faster than an argsort.
+        low = max(int(truth_keys.size - 1).bit_length(), 1)
+        if int(n - 1).bit_length() + low <= 63:
+            packed = np.sort((hit_rows << low) | judgement)
+            hit_rows, judgement = packed >> low, packed & ((1 << low) - 1)
+        else:  # pragma: no cover - beyond 2**63 rows and judgements
+            by_row = np.argsort(hit_rows)
+            hit_rows, judgement = hit_rows[by_row], judgement[by_row]
+        hit_grades = truth_grade[judgement]
+    return hit_rows, hit_grades, dup_row, dup_truth
 
 
 def _first_in_run(codes: np.ndarray) -> np.ndarray:
@@ -182,24 +201,27 @@ class UserTable:
     ----------
     lengths : int array (B,)
         Recommendation rows per block.
-    row_grade : float array (n,)
-        Grade of every recommendation row in block layout.
+    hit_rows, hit_grades : arrays
+        Block-layout indices (increasing) of the judged recommendation rows,
+        and their grades.
     truth_code, truth_grade : arrays (m,)
         Block code and grade of every judgement.
     n_users : int
         Number of user codes (blocks plus users without recommendations).
     """
 
-    def __init__(self, lengths, row_grade, truth_code, truth_grade, n_users):
+    def __init__(self, lengths, hit_rows, hit_grades, truth_code, truth_grade,
+                 n_users):
         self.n_users = n_users
         self.list_len = np.zeros(n_users, dtype=np.int64)
         self.list_len[:lengths.size] = lengths
         # The rows that can score: a positive grade (levels are > 0).
-        hit_rows = np.flatnonzero(row_grade > 0)
+        positive = hit_grades > 0
+        hit_rows = hit_rows[positive]
         starts = block_starts(lengths)
         self.hit_user = np.searchsorted(starts, hit_rows, side="right") - 1
         self.hit_pos = hit_rows - starts[self.hit_user] + 1
-        self.hit_grade = row_grade[hit_rows]
+        self.hit_grade = hit_grades[positive]
         self.truth_code = truth_code
         self.truth_grade = truth_grade
         self.has_positive = np.bincount(truth_code[truth_grade > 0],

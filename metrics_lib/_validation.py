@@ -342,7 +342,10 @@ def check_value_column(name: str, series, *, minimum: float | None = None) -> np
     if (pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype)):
         raise TypeError(f"{name} column {series.name!r} must be numeric; it has "
                         f"dtype {dtype}")
-    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if dtype == np.float64:
+        values = series.to_numpy()  # no copy; nothing below writes to it
+    else:
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     finite = np.isfinite(values)
     if not finite.all():
         at = int(np.argmin(finite))

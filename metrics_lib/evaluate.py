@@ -387,8 +387,8 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     user_ids = pd.Index(block_users).append(pd.Index(extra_users))
 
     # 4. Join: the grade of every recommended row.
-    row_grade, dup_row, dup_truth = lookup_grades(rec_keys, lengths, truth_code,
-                                                  truth_keys, grades)
+    hit_rows, hit_grades, dup_row, dup_truth = lookup_grades(
+        rec_keys, lengths, truth_code, truth_keys, grades)
     if dup_row >= 0:
         block = int(np.searchsorted(np.cumsum(lengths), dup_row, side="right"))
         raise ValueError(
@@ -403,8 +403,8 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     del rec_keys
 
     # 5. Metrics, one bincount pass each.
-    table = UserTable(lengths, row_grade, truth_code, grades, n_users)
-    del row_grade
+    table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users)
+    del hit_rows, hit_grades
     selected = np.bincount(truth_code, minlength=n_users) > 0
     if options["missing"] == "skip":
         selected[block_users.size:] = False
