@@ -208,6 +208,7 @@ async () => {
     }
   }
   out.hrefs = [...document.querySelectorAll('a[href]')].map(a => a.href);
+  await document.fonts.ready;  // MathJax fonts load after typesetting
   return out;
 }
 """
@@ -273,8 +274,11 @@ def main(argv=None) -> int:
             page.on("pageerror", lambda e: fail(current["page"], f"uncaught exception: {e}"))
             page.on("response", lambda r: r.status >= 400 and fail(
                 current["page"], f"HTTP {r.status} for {r.url}"))
-            page.on("requestfailed", lambda r: r.url.startswith(base) and fail(
-                current["page"], f"request failed: {r.url} ({r.failure})"))
+            # net::ERR_ABORTED only means the browser cancelled a request when
+            # it left the page (a missing file is a 404, reported above).
+            page.on("requestfailed", lambda r: r.url.startswith(base)
+                    and "ERR_ABORTED" not in (r.failure or "") and fail(
+                        current["page"], f"request failed: {r.url} ({r.failure})"))
 
             for path in pages:
                 rel = path.relative_to(html_dir).as_posix()
@@ -399,17 +403,20 @@ def main(argv=None) -> int:
 
 
 def _readme_shot(page, url, out: Path):
-    """A 1280x800 view of a chapter, shrunk to a palette PNG for the README."""
+    """A 1280x860 view of a chapter, shrunk to a palette PNG for the README."""
     from PIL import Image
 
-    page.set_viewport_size({"width": 1280, "height": 800})
+    page.set_viewport_size({"width": 1280, "height": 860})
     page.goto(url, wait_until="load")
     page.evaluate(PAGE_SCRIPT)
+    # the theme scrolls the sidebar to the current chapter; show it from the top
+    page.evaluate("() => document.querySelectorAll('.bd-sidebar-primary, .bd-sidebar-primary *')"
+                  ".forEach(e => { e.scrollTop = 0; })")
     raw = out.with_suffix(".raw.png")
     page.screenshot(path=str(raw))
     page.set_viewport_size({"width": 1280, "height": 1000})
     image = Image.open(raw).convert("RGB")
-    image = image.resize((960, 600), Image.LANCZOS).quantize(colors=128, method=Image.MEDIANCUT)
+    image = image.resize((960, 645), Image.LANCZOS).quantize(colors=128, method=Image.MEDIANCUT)
     out.parent.mkdir(parents=True, exist_ok=True)
     image.save(out, optimize=True)
     raw.unlink()
