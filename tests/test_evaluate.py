@@ -269,3 +269,11 @@ def test_matches_pytrec_eval_with_ties(seed):
         theirs = np.array([reference[q][measure] for q in ours.index])
         np.testing.assert_allclose(ours[name].to_numpy(), theirs, rtol=0, atol=1e-9,
                                    err_msg=measure)
+
+
+def test_empty_tables():
+    truth = pd.DataFrame({"user": [1, 2], "item": [3, 4], "relevance": [1, 1]})
+    no_recs = truth.iloc[:0].drop(columns="relevance").assign(score=1.0)
+    out = evaluate(no_recs, truth, ["mrr", "precision", "ndcg"])
+    assert list(out.index) == [1, 2] and (out.to_numpy() == 0).all()
+    assert evaluate(truth.assign(score=1.0), truth.iloc[:0], ["mrr"]).empty
