@@ -68,6 +68,12 @@ def parse_metric(name: str) -> tuple[str, int | None]:
     k : int or None
         The cut-off, or ``None`` for the whole list.
 
+    References
+    ----------
+    .. [1] trec_eval measure names (``P``, ``recall``, ``map_cut``,
+       ``ndcg_cut``, ``recip_rank``, ``success``),
+       https://github.com/usnistgov/trec_eval
+
     Examples
     --------
     >>> from metrics_lib import parse_metric

@@ -113,6 +113,12 @@ def read_trec_run(path) -> pd.DataFrame:
     trec_eval ranks documents by ``score`` and ignores the ``rank`` field;
     :func:`evaluate` does the same unless given ``rank_col="rank"``.
 
+    References
+    ----------
+    .. [1] Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
+       Information Retrieval*, MIT Press, 2005.
+    .. [2] trec_eval, https://github.com/usnistgov/trec_eval
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -158,6 +164,12 @@ def read_trec_qrels(path) -> pd.DataFrame:
     Grades must be >= 0 for :func:`evaluate`; some collections mark unjudged
     or spam documents with negative grades, which trec_eval treats as not
     relevant. Clip them first (``qrels["relevance"].clip(lower=0)``).
+
+    References
+    ----------
+    .. [1] Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
+       Information Retrieval*, MIT Press, 2005.
+    .. [2] trec_eval, https://github.com/usnistgov/trec_eval
 
     Examples
     --------
