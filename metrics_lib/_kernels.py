@@ -135,19 +135,37 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
     if n_codes * span >= 2**62:
         raise OverflowError("too many (user, item) pairs for 64-bit join keys")
     # (user code, item key) as one int64: sorted keys sort by user, then item.
-    order = segment_argsort((item_key,), lengths, stable=False)
-    keys = item_key[order]
     offsets = np.arange(n_blocks, dtype=np.int64) * span
-    if n and np.all(lengths == lengths[0]):  # add block offsets without a temporary
-        keys.reshape(n_blocks, -1)[...] += offsets[:, None]
+    width = int(lengths[0]) if n else 0
+    bits = max(int(width - 1).bit_length(), 1)
+    if n and np.all(lengths == width) and (n_codes * span) << bits < 2**62:
+        # Lists of equal length (a top-k table): sort (item key, column)
+        # pairs packed into one integer along the rows of a matrix. A plain
+        # sort is about twice as fast as an argsort, and the column that
+        # comes back in the low bits locates each sorted key in its list.
+        packed = (item_key.reshape(n_blocks, width) << bits) | np.arange(width)
+        packed.sort(axis=1)
+        column = (packed & ((1 << bits) - 1)).astype(np.min_scalar_type(width))
+        packed >>= bits
+        packed += offsets[:, None]
+        keys = packed.reshape(-1)
+        column = column.reshape(-1)
+
+        def row_of(sorted_position):
+            return (sorted_position // width) * width + column[sorted_position]
     else:
+        order = segment_argsort((item_key,), lengths, stable=False)
+        keys = item_key[order]
         keys += np.repeat(offsets, lengths)
+
+        def row_of(sorted_position):
+            return order[sorted_position]
     del offsets
     dup_row = -1
     if n > 1:
         same = keys[1:] == keys[:-1]
         if same.any():
-            dup_row = int(order[np.argmax(same)])
+            dup_row = int(row_of(np.argmax(same)))
         del same
     truth_keys = truth_code.astype(np.int64) * span + truth_item_key
     truth_order = np.argsort(truth_keys, kind="stable")
@@ -163,7 +181,7 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
         where = np.searchsorted(keys, truth_keys)
         found = where < n
         found[found] = keys[where[found]] == truth_keys[found]
-        hit_rows = order[where[found]]
+        hit_rows = row_of(where[found]).astype(np.int64)
         judgement = truth_order[found]
         # Back to block layout order (by user, then by rank). Sorting the
         # row index with the judgement index packed into its low bits is a

@@ -277,3 +277,38 @@ def test_empty_tables():
     out = evaluate(no_recs, truth, ["mrr", "precision", "ndcg"])
     assert list(out.index) == [1, 2] and (out.to_numpy() == 0).all()
     assert evaluate(truth.assign(score=1.0), truth.iloc[:0], ["mrr"]).empty
+
+
+def equal_length_tables(seed, n_users=30, length=6):
+    """Every user gets a list of the same length (the top-k table layout)."""
+    rng = np.random.default_rng(seed)
+    rows = [(u, int(i), float(s)) for u in range(n_users)
+            for i, s in zip(rng.choice(20, size=length, replace=False),
+                            rng.integers(0, 3, size=length) / 2)]
+    recs = pd.DataFrame(rows, columns=["user", "item", "score"])
+    truth = pd.DataFrame([(u, int(i), int(g)) for u in range(0, n_users + 3, 2)
+                          for i, g in zip(rng.choice(20, size=4, replace=False),
+                                          rng.integers(0, 3, size=4))],
+                         columns=["user", "item", "relevance"])
+    return recs, truth
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_equal_length_lists(seed):
+    recs, truth = equal_length_tables(seed)
+    result = evaluate(recs, truth, METRICS)
+    conv = {"relevance_level": 1, "denominator": "relevant", "gain": "linear",
+            "ideal": "judged", "log_base": 2, "empty": "zero"}
+    for metric in METRICS:
+        expected = expected_values(recs, truth, metric, "item_desc", "zero", **conv)
+        np.testing.assert_allclose(result[metric].to_numpy(), expected.to_numpy(),
+                                   rtol=1e-12, atol=1e-12, err_msg=metric)
+
+
+def test_duplicate_in_equal_length_lists_is_named():
+    recs, truth = equal_length_tables(0)
+    recs.loc[(recs["user"] == 17).to_numpy().nonzero()[0][3], "item"] = int(
+        recs.loc[recs["user"] == 17, "item"].iloc[0])
+    item = int(recs.loc[recs["user"] == 17, "item"].iloc[0])
+    with pytest.raises(ValueError, match=f"item {item} twice for user 17"):
+        evaluate(recs, truth, ["mrr"])
