@@ -21,6 +21,7 @@ __all__ = [
     "segment_argsort",
     "in_block_order",
     "lookup_grades",
+    "grade_levels",
     "UserTable",
 ]
 
@@ -197,6 +198,19 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
     return hit_rows, hit_grades, dup_row, dup_truth
 
 
+def grade_levels(grades: np.ndarray) -> int:
+    """Highest grade if the grades are small integers (<= 64), else -1.
+
+    Small integer grades let :class:`UserTable` compute the ideal DCG by
+    counting instead of sorting. The caller decides once for the whole truth
+    table, so that every chunk of users takes the same path.
+    """
+    top = grades.max(initial=0.0)
+    if top > 64 or not np.all(grades == np.floor(grades)):
+        return -1
+    return int(top)
+
+
 def _first_in_run(codes: np.ndarray) -> np.ndarray:
     """Mask of the first element of every run of equal (sorted) codes."""
     first = np.ones(codes.size, dtype=bool)
@@ -226,11 +240,16 @@ class UserTable:
         Block code and grade of every judgement.
     n_users : int
         Number of user codes (blocks plus users without recommendations).
+    levels : int or None
+        :func:`grade_levels` of the whole truth table (``None``: of
+        ``truth_grade``). Fixing it makes a user's values independent of
+        which other users share the table.
     """
 
     def __init__(self, lengths, hit_rows, hit_grades, truth_code, truth_grade,
-                 n_users):
+                 n_users, levels=None):
         self.n_users = n_users
+        self.levels = grade_levels(truth_grade) if levels is None else levels
         self.list_len = np.zeros(n_users, dtype=np.int64)
         self.list_len[:lengths.size] = lengths
         # The rows that can score: a positive grade (levels are > 0).
@@ -330,10 +349,11 @@ class UserTable:
         to a difference of the cumulative discount table.
         """
         grades = self.truth_grade
-        top = grades.max(initial=0.0)
-        if top > 64 or not np.all(grades == np.floor(grades)):
+        levels = self.levels
+        if levels < 0:
             return None
-        levels = int(top)
+        if levels == 0:  # no positive grade anywhere: every ideal DCG is 0
+            return np.zeros(self.n_users)
         counts = np.bincount(self.truth_code * (levels + 1) + grades.astype(np.int64),
                              minlength=self.n_users * (levels + 1))
         counts = counts.reshape(self.n_users, levels + 1)[:, :0:-1]  # grade top..1

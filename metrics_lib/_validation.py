@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
 
 import numpy as np
@@ -260,6 +261,22 @@ def check_count(name: str, value) -> int:
     if value < 0:
         raise ValueError(f"{name} must be a non-negative count; got {value}")
     return int(value)
+
+
+def check_n_jobs(n_jobs) -> int:
+    """Validate a thread count: a positive integer, or -1 for every CPU.
+
+    Returns the number of threads to use (``os.cpu_count()`` for -1).
+    """
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError("n_jobs must be a positive integer or -1 (all CPUs); got "
+                        f"{type(n_jobs).__name__} {n_jobs!r}")
+    if n_jobs == -1:
+        return os.cpu_count() or 1
+    if n_jobs <= 0:
+        raise ValueError("n_jobs must be a positive integer or -1 (all CPUs); got "
+                         f"{int(n_jobs)}")
+    return int(n_jobs)
 
 
 def check_open_unit(name: str, value) -> float:

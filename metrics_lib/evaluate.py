@@ -11,17 +11,20 @@ checks the input and translates ids into integer codes.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
 
-from ._kernels import UserTable, in_block_order, lookup_grades, segment_argsort
+from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
+                       segment_argsort)
 from ._validation import (
     check_choice,
     check_empty,
     check_frame_columns,
     check_id_column,
     check_k,
+    check_n_jobs,
     check_relevance_level,
     check_value_column,
     _as_python_id as _plain,
@@ -127,7 +130,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              score_col="score", rank_col=None, relevance_col="relevance",
              relevance_level=1, denominator="relevant", gain="linear",
              ideal="judged", log_base=2, empty="zero", missing="zero",
-             ties="item_desc"):
+             ties="item_desc", n_jobs=1):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -175,6 +178,14 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         Order of items with equal score (or rank): by item id descending,
         as trec_eval does; ascending; or in the order of the rows of
         ``recommendations`` (a stable sort).
+    n_jobs : int, default=1
+        Number of threads for the join and the metrics: the users are split
+        into ``n_jobs`` contiguous chunks of about equal numbers of rows,
+        scored in parallel and put back in order. ``-1`` uses
+        ``os.cpu_count()`` threads. The result is identical, bit for bit, to
+        ``n_jobs=1``. Inputs of fewer than 100,000 recommendation rows (50,000
+        per thread) run in the calling thread. Dask input ignores it: Dask
+        schedules the partitions itself.
 
     Returns
     -------
@@ -193,8 +204,9 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         names the user and the item), unknown metric names, or a user with
         nothing relevant under ``empty="raise"``.
     TypeError
-        A table that is not a DataFrame, non-numeric scores or grades, or id
-        columns whose types differ between the two tables.
+        A table that is not a DataFrame, non-numeric scores or grades, id
+        columns whose types differ between the two tables, or an ``n_jobs``
+        that is not an integer (``ValueError`` if it is 0 or below -1).
 
     See Also
     --------
@@ -221,6 +233,19 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     they are not already, joined with ``truth`` by one sort inside each user
     and a binary search, and every metric is a ``np.bincount`` over user
     codes. Time and memory grow linearly with the number of rows.
+
+    Threads (``n_jobs``): about two thirds of the time on a large table is
+    the join, which is numpy sorting and binary search. numpy releases the
+    GIL (Python's global interpreter lock) inside those calls, so chunks of
+    users scored in threads run on separate cores without copying the tables
+    to other processes. Input checks, grouping and the final assembly stay
+    in one thread, so two threads give well under twice the speed; on a
+    table of a few thousand rows, threads cost more than they save.
+    pytrec_eval scores users in one thread and ranx spends most of its time
+    converting the tables in one Python thread (its Numba metric loops do
+    run in parallel), so the benchmark in ``benchmarks/`` reports
+    ``evaluate`` both with ``n_jobs=1`` (one thread, like for like) and with
+    threads.
 
     References
     ----------
@@ -253,6 +278,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     """
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
+    n_jobs = check_n_jobs(n_jobs)
     if _is_dask(recommendations) or _is_dask(truth):
         from .dask_support import evaluate_dask
 
@@ -261,7 +287,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
                              rank_col=rank_col, relevance_col=relevance_col)
     return _evaluate_frames(recommendations, truth, options, user_col=user_col,
                             item_col=item_col, score_col=score_col,
-                            rank_col=rank_col, relevance_col=relevance_col)
+                            rank_col=rank_col, relevance_col=relevance_col,
+                            n_jobs=n_jobs)
 
 
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
@@ -329,8 +356,101 @@ def _group_by_user(users: pd.Series):
     return pd.Index(block_users), lengths, order
 
 
+# Below this many recommendation rows per thread, a thread costs more than it
+# saves: the input is scored in the calling thread.
+_MIN_ROWS_PER_THREAD = 50_000
+
+
+def _concat(arrays):
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
+def _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades, *, n_extra,
+                  n_jobs):
+    """Split the block layout into contiguous chunks of users.
+
+    Returns one tuple ``(rec_keys, lengths, truth_code, truth_keys, grades,
+    n_users, row_offset, truth_index)`` per chunk: the chunk's arrays with user
+    codes counted from 0, where ``row_offset`` and ``truth_index`` (an offset
+    when the chunk's judgements are a slice, else their indices) map its row
+    and judgement indices back. Chunks hold
+    about equal numbers of recommendation rows and keep the users' order;
+    users without recommendations (codes from ``len(lengths)`` on) go with
+    the last chunk. A single chunk is the input itself, untouched.
+    """
+    n_blocks = lengths.size
+    n_chunks = min(n_jobs, n_blocks, rec_keys.size // _MIN_ROWS_PER_THREAD)
+    if n_chunks <= 1:
+        return [(rec_keys, lengths, truth_code, truth_keys, grades,
+                 n_blocks + n_extra, 0, 0)]
+    # The join keys must fit for the whole table, as without chunks.
+    span = int(max(rec_keys.max(initial=0), truth_keys.max(initial=0))) + 1
+    if (n_blocks + n_extra) * span >= 2**62:
+        raise OverflowError("too many (user, item) pairs for 64-bit join keys")
+    ends = np.cumsum(lengths)
+    targets = rec_keys.size * np.arange(1, n_chunks) / n_chunks
+    cuts = np.unique(np.searchsorted(ends, targets, side="left") + 1)
+    bounds = np.r_[0, cuts[cuts < n_blocks], n_blocks]
+    # Judgements grouped by user in block order (the usual case) split into
+    # slices; otherwise each chunk gathers its own, in their original order.
+    grouped = truth_code.size < 2 or bool(np.all(truth_code[1:] >= truth_code[:-1]))
+    if grouped:
+        truth_bounds = np.r_[0, np.searchsorted(truth_code, bounds[1:-1]),
+                             truth_code.size]
+    else:
+        owner = np.searchsorted(bounds[1:-1], truth_code, side="right")
+    chunks = []
+    for j in range(bounds.size - 1):
+        first, stop = int(bounds[j]), int(bounds[j + 1])
+        row_start = int(ends[first - 1]) if first else 0
+        row_stop = int(ends[stop - 1])
+        if grouped:
+            index = slice(int(truth_bounds[j]), int(truth_bounds[j + 1]))
+            mapping = index.start
+        else:
+            index = mapping = np.flatnonzero(owner == j)
+        last = j == bounds.size - 2
+        chunks.append((rec_keys[row_start:row_stop], lengths[first:stop],
+                       truth_code[index] - first, truth_keys[index], grades[index],
+                       stop - first + (n_extra if last else 0), row_start, mapping))
+    return chunks
+
+
+def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
+                 row_offset, truth_index, *, levels, options):
+    """Join and metric values of one chunk of users (runs in a worker thread).
+
+    Returns a dict with the first duplicate recommendation row and judgement
+    (global indices, or -1; the values are skipped when there is one) and,
+    per metric name, ``(values, empty_users)`` over the chunk's user codes.
+    """
+    hit_rows, hit_grades, dup_row, dup_truth = lookup_grades(
+        rec_keys, lengths, truth_code, truth_keys, grades)
+    out = {"dup_row": dup_row + row_offset if dup_row >= 0 else -1,
+           "dup_truth": (-1 if dup_truth < 0
+                         else dup_truth + truth_index if np.isscalar(truth_index)
+                         else int(truth_index[dup_truth])),
+           "values": {}}
+    if dup_row >= 0 or dup_truth >= 0:
+        return out
+    table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users,
+                      levels=levels)
+    del hit_rows, hit_grades
+    for name, kind, k in options["metrics"]:
+        if kind == "dcg":
+            values, empty_users = table.dcg(k, options["gain"], options["log_base"]), None
+        elif kind == "ndcg":
+            values, empty_users = table.ndcg(k, options["gain"], options["log_base"],
+                                             options["ideal"])
+        else:
+            values, empty_users = table.binary(kind, k, options["relevance_level"],
+                                               options["denominator"])
+        out["values"][name] = (values, empty_users)
+    return out
+
+
 def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
-                     score_col, rank_col, relevance_col):
+                     score_col, rank_col, relevance_col, n_jobs=1):
     """The pandas path of :func:`evaluate` (options already checked)."""
     rec_value_col = score_col if rank_col is None else rank_col
     check_frame_columns("recommendations", recommendations,
@@ -392,39 +512,46 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     n_users = block_users.size + extra_users.size
     user_ids = pd.Index(block_users).append(pd.Index(extra_users))
 
-    # 4. Join: the grade of every recommended row.
-    hit_rows, hit_grades, dup_row, dup_truth = lookup_grades(
-        rec_keys, lengths, truth_code, truth_keys, grades)
-    if dup_row >= 0:
-        block = int(np.searchsorted(np.cumsum(lengths), dup_row, side="right"))
-        raise ValueError(
-            f"recommendations lists item {_plain(decode_item(rec_keys[dup_row]))!r} twice "
-            f"for user {_plain(user_ids[block])!r}; each (user, item) pair may appear "
-            "once (drop_duplicates before evaluating)")
-    if dup_truth >= 0:
-        raise ValueError(
-            f"truth judges item {_plain(decode_item(truth_keys[dup_truth]))!r} twice for "
-            f"user {_plain(user_ids[truth_code[dup_truth]])!r}; each (user, item) pair "
-            "may appear once")
+    # 4. Join and per-user values, by contiguous chunks of users (one per
+    #    thread). Every user's values depend on that user's rows only, so
+    #    chunking cannot change them.
+    levels = grade_levels(grades)
+    chunks = _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades,
+                           n_extra=extra_users.size, n_jobs=n_jobs)
+    if len(chunks) == 1:
+        parts = [_score_chunk(*chunks[0], levels=levels, options=options)]
+    else:
+        with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+            parts = list(pool.map(
+                lambda chunk: _score_chunk(*chunk, levels=levels, options=options),
+                chunks))
+    del chunks
+    for part in parts:  # the first duplicate in user order, as one pass finds
+        if part["dup_row"] >= 0:
+            dup_row = part["dup_row"]
+            block = int(np.searchsorted(np.cumsum(lengths), dup_row, side="right"))
+            raise ValueError(
+                f"recommendations lists item {_plain(decode_item(rec_keys[dup_row]))!r} "
+                f"twice for user {_plain(user_ids[block])!r}; each (user, item) pair "
+                "may appear once (drop_duplicates before evaluating)")
+    for part in parts:
+        if part["dup_truth"] >= 0:
+            dup_truth = part["dup_truth"]
+            raise ValueError(
+                f"truth judges item {_plain(decode_item(truth_keys[dup_truth]))!r} twice "
+                f"for user {_plain(user_ids[truth_code[dup_truth]])!r}; each (user, "
+                "item) pair may appear once")
     del rec_keys
 
-    # 5. Metrics, one bincount pass each.
-    table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users)
-    del hit_rows, hit_grades
+    # 5. Empty users and the users to report, over all chunks at once.
     selected = np.bincount(truth_code, minlength=n_users) > 0
     if options["missing"] == "skip":
         selected[block_users.size:] = False
     columns = {}
     for name, kind, k in options["metrics"]:
-        if kind == "dcg":
-            result = table.dcg(k, options["gain"], options["log_base"])
-            empty_users = None
-        elif kind == "ndcg":
-            result, empty_users = table.ndcg(k, options["gain"],
-                                             options["log_base"], options["ideal"])
-        else:
-            result, empty_users = table.binary(kind, k, options["relevance_level"],
-                                               options["denominator"])
+        result = _concat([part["values"][name][0] for part in parts])
+        empty_users = (None if kind == "dcg"
+                       else _concat([part["values"][name][1] for part in parts]))
         if empty_users is not None:
             empty_users &= selected
             if empty_users.any():
@@ -436,6 +563,7 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                                      "empty='raise' was requested")
                 result[empty_users] = 0.0 if options["empty"] == "zero" else np.nan
         columns[name] = result[selected]
+    del parts
 
     ids = user_ids[selected]
     frame = pd.DataFrame(columns, index=ids.rename(user_col))

@@ -312,3 +312,122 @@ def test_duplicate_in_equal_length_lists_is_named():
     item = int(recs.loc[recs["user"] == 17, "item"].iloc[0])
     with pytest.raises(ValueError, match=f"item {item} twice for user 17"):
         evaluate(recs, truth, ["mrr"])
+
+
+# -- n_jobs: threads over contiguous chunks of users -----------------------------
+
+evaluate_module = __import__("sys").modules["metrics_lib.evaluate"]
+
+
+@pytest.fixture
+def count_chunks(monkeypatch):
+    """Number of chunks scored by the last evaluate call (a spy)."""
+    calls = []
+    score = evaluate_module._score_chunk
+
+    def spy(*args, **kwargs):
+        calls.append(args[5])  # the chunk's number of users
+        return score(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "_score_chunk", spy)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_threads_give_identical_results(seed, monkeypatch, count_chunks):
+    # Tiny chunks (1 row per thread minimum) so that small tables get split.
+    monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 1)
+    options = {"ties": ["item_desc", "item_asc", "input"][seed % 3],
+               "missing": ["zero", "skip"][seed % 2],
+               "empty": ["zero", "nan"][(seed // 2) % 2],
+               "gain": ["linear", "exponential"][(seed // 4) % 2],
+               "ideal": ["judged", "retrieved"][(seed // 2) % 2],
+               "denominator": ["relevant", "min_k", "retrieved"][seed % 3],
+               "relevance_level": [1, 2][(seed // 3) % 2]}
+    recs, truth = random_tables(seed, n_users=40, string_ids=seed % 4 == 3,
+                                half_grades=seed % 4 == 1)
+    if seed % 2:  # judgements not grouped by user: the gathering path
+        truth = truth.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    base = evaluate(recs, truth, METRICS, **options)
+    assert len(count_chunks) == 1
+    for n_jobs in (2, 3, 8, -1):
+        count_chunks.clear()
+        got = evaluate(recs, truth, METRICS, n_jobs=n_jobs, **options)
+        pd.testing.assert_frame_equal(got, base, check_exact=True)
+        if n_jobs > 0:
+            assert len(count_chunks) == n_jobs
+            # every user, recommended or not, is scored in exactly one chunk
+            assert sum(count_chunks) == len(set(recs["user"]) | set(truth["user"]))
+
+
+def test_threads_on_a_large_table(count_chunks):
+    # 1,000 users x 100 items = 100,000 rows: just enough for 2 threads.
+    rng = np.random.default_rng(5)
+    items = np.argsort(rng.random((1000, 300)), axis=1)[:, :100]
+    recs = pd.DataFrame({"user": np.repeat(np.arange(1000), 100),
+                         "item": items.ravel(),
+                         "score": rng.integers(0, 20, 100_000) / 4.0})
+    truth = pd.DataFrame({"user": np.repeat(np.arange(0, 1010, 2), 5),
+                          "item": rng.integers(0, 300, 2525),
+                          "relevance": rng.integers(0, 5, 2525)})
+    truth = truth.drop_duplicates(["user", "item"])
+    shuffled = recs.sample(frac=1.0, random_state=1)
+    base = evaluate(shuffled, truth, METRICS)
+    for n_jobs in (2, -1):
+        count_chunks.clear()
+        got = evaluate(shuffled, truth, METRICS, n_jobs=n_jobs)
+        pd.testing.assert_frame_equal(got, base, check_exact=True)
+        assert len(count_chunks) == min(2, ml_cpu_count())
+    # fewer rows than 50,000 per thread: no threads
+    count_chunks.clear()
+    evaluate(recs.iloc[:99_900], truth, METRICS, n_jobs=2)
+    assert len(count_chunks) == 1
+
+
+def ml_cpu_count():
+    import os
+
+    return os.cpu_count() or 1
+
+
+@pytest.mark.parametrize("n_jobs, error", [
+    (0, ValueError), (-2, ValueError), (1.5, TypeError), ("2", TypeError),
+    (True, TypeError), (None, TypeError), (2.0, TypeError)])
+def test_bad_n_jobs_is_refused(n_jobs, error):
+    recs, truth = random_tables(0)
+    with pytest.raises(error, match="n_jobs must be a positive integer or -1"):
+        evaluate(recs, truth, ["mrr"], n_jobs=n_jobs)
+
+
+def test_errors_are_the_same_with_threads(monkeypatch):
+    monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 1)
+    recs, truth = equal_length_tables(0)
+    # a duplicate judgement in the first chunk, a duplicate recommendation in
+    # a later one: as without threads, the recommendation is reported
+    dup_truth = pd.concat([truth, truth[truth["user"] == 0].iloc[:1]], ignore_index=True)
+    dup_recs = recs.copy()
+    rows = np.flatnonzero(recs["user"] == 25)
+    dup_recs.loc[rows[4], "item"] = int(recs.loc[rows[1], "item"])
+    item = int(recs.loc[rows[1], "item"])
+    cases = [(dup_recs, dup_truth, {}, f"item {item} twice for user 25"),
+             (recs, dup_truth, {}, "truth judges item .* twice for user 0"),
+             (recs, truth.assign(relevance=truth["relevance"] * (truth["user"] > 10)),
+              {"empty": "raise"}, "user 0 has")]
+    for r, t, kwargs, match in cases:
+        with pytest.raises(ValueError, match=match) as single:
+            evaluate(r, t, ["ndcg@3", "mrr"], **kwargs)
+        for n_jobs in (2, 5):
+            with pytest.raises(ValueError, match=match) as threaded:
+                evaluate(r, t, ["ndcg@3", "mrr"], n_jobs=n_jobs, **kwargs)
+            assert str(threaded.value) == str(single.value)
+
+
+def test_only_zero_grades():
+    # Judged but nothing relevant anywhere: the empty policy, not an IndexError.
+    recs = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 1], "score": [1.0, 0.5, 0.2]})
+    truth = pd.DataFrame({"user": [1, 2], "item": [1, 1], "relevance": [0, 0]})
+    out = evaluate(recs, truth, ["ndcg@2", "ndcg", "mrr"])
+    assert (out.to_numpy() == 0).all() and list(out.index) == [1, 2]
+    assert evaluate(recs, truth, ["ndcg@2"], empty="nan")["ndcg@2"].isna().all()
+    with pytest.raises(ValueError, match="user 1 has no judged item with a positive"):
+        evaluate(recs, truth, ["ndcg"], empty="raise")
