@@ -12,6 +12,11 @@ of the timed call. ranx's Numba compilation is timed separately on a tiny
 input first (its "JIT warm-up") and excluded. The parent checks that all
 tools agree on the values before it writes anything.
 
+``evaluate`` is timed twice on each 100,000-user input: with ``n_jobs=1``
+(one thread, like pytrec_eval) and with ``n_jobs=2`` (two threads, the CPUs
+of the machine this was written on). Every row's ``speedup_vs_fastest_peer``
+divides the fastest peer's time on the same users by that row's time.
+
 Run from the repo root, in the benchmark venv (see benchmarks/requirements.txt):
 
     .venv-bench/bin/python benchmarks/run_benchmark.py            # full run
@@ -68,10 +73,10 @@ def _reset_peak() -> int:
 
 # -- the tools: each returns (per-user frame or means Series, convert seconds) --
 
-def run_evaluate(recs, truth):
+def run_evaluate(recs, truth, n_jobs=1):
     import metrics_lib
 
-    return metrics_lib.evaluate(recs, truth, METRICS), 0.0
+    return metrics_lib.evaluate(recs, truth, METRICS, n_jobs=n_jobs), 0.0
 
 
 def run_pytrec_eval(recs, truth):
@@ -178,7 +183,8 @@ def worker(args) -> None:
         gc.collect()
         before = _reset_peak()
         start = time.perf_counter()
-        result, convert = TOOLS[args.tool](recs, truth)
+        extra = {"n_jobs": args.n_jobs} if args.tool == "metrics_lib.evaluate" else {}
+        result, convert = TOOLS[args.tool](recs, truth, **extra)
         seconds = time.perf_counter() - start
         peak = _status("VmHWM") - before
         repeats.append({"seconds": seconds, "convert_seconds": convert,
@@ -197,11 +203,11 @@ def worker(args) -> None:
                "python": sys.version.split()[0]}, open(args.out, "w"))
 
 
-def measure(tool, users, *, shuffle=False, repeat=1, values=None):
+def measure(tool, users, *, shuffle=False, repeat=1, values=None, n_jobs=1):
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
         out = handle.name
     command = [sys.executable, __file__, "--worker", tool, "--users", str(users),
-               "--out", out, "--repeat", str(repeat)]
+               "--out", out, "--repeat", str(repeat), "--n-jobs", str(n_jobs)]
     if shuffle:
         command.append("--shuffle")
     if values:
@@ -229,34 +235,42 @@ def check_agreement(reference: pd.DataFrame, other, tool: str) -> float:
 
 def comparison(users, recommenders_users, runs, scratch) -> list[dict]:
     rows = []
-    plan = [("metrics_lib.evaluate", users, False, "workload as emitted (user blocks, best first)"),
-            ("metrics_lib.evaluate", users, True, "same rows shuffled"),
-            ("pytrec_eval", users, False, ""),
-            ("ranx", users, False, "JIT warm-up excluded"),
-            ("metrics_lib.evaluate", recommenders_users, False,
-             f"subset: first {recommenders_users:,} users"),
-            ("recommenders", recommenders_users, False,
-             f"subset: first {recommenders_users:,} users; no MRR function")]
+    evaluate = "metrics_lib.evaluate"
+    plan = [(evaluate, users, False, 1,
+             "n_jobs=1 (one thread); workload as emitted (user blocks, best first)"),
+            (evaluate, users, False, 2,
+             "n_jobs=2 (two threads); workload as emitted (user blocks, best first)"),
+            (evaluate, users, True, 1, "n_jobs=1 (one thread); same rows shuffled"),
+            (evaluate, users, True, 2, "n_jobs=2 (two threads); same rows shuffled"),
+            ("pytrec_eval", users, False, None, "one thread"),
+            ("ranx", users, False, None,
+             "JIT warm-up excluded; conversion in one thread, Numba metric loops parallel"),
+            (evaluate, recommenders_users, False, 1,
+             f"n_jobs=1 (one thread); subset: first {recommenders_users:,} users"),
+            ("recommenders", recommenders_users, False, None,
+             f"subset: first {recommenders_users:,} users; no MRR function; one thread")]
     references = {}
-    for tool, n, shuffle, note in plan:
+    for tool, n, shuffle, n_jobs, note in plan:
         reports, values_file = [], None
+        name = f"{tool}-{n}-{shuffle}-{n_jobs}.parquet"
         for run in range(runs):
-            values_file = str(scratch / f"{tool}-{n}-{shuffle}.parquet") if run == 0 else None
-            print(f"  {tool:22s} users={n:>9,} shuffle={shuffle!s:5s} run {run + 1}/{runs}",
-                  flush=True)
-            reports.append(measure(tool, n, shuffle=shuffle, values=values_file))
+            values_file = str(scratch / name) if run == 0 else None
+            print(f"  {tool:22s} users={n:>9,} shuffle={shuffle!s:5s} n_jobs={n_jobs} "
+                  f"run {run + 1}/{runs}", flush=True)
+            reports.append(measure(tool, n, shuffle=shuffle, values=values_file,
+                                   n_jobs=n_jobs or 1))
         seconds = [r["repeats"][0]["seconds"] for r in reports]
         converts = [r["repeats"][0]["convert_seconds"] for r in reports]
         peaks = [r["repeats"][0]["peak_bytes"] for r in reports]
-        values = pd.read_parquet(scratch / f"{tool}-{n}-{shuffle}.parquet")
-        if tool == "metrics_lib.evaluate" and not shuffle:
+        values = pd.read_parquet(scratch / name)
+        if tool == evaluate and not shuffle and n_jobs == 1:
             references[n] = values
             diff = 0.0
         else:
             diff = check_agreement(references[n], values, tool)
         rows.append({
             "tool": tool, "users": n, "rows": reports[0]["rows"], "shuffled": shuffle,
-            "runs": runs, "seconds_median": statistics.median(seconds),
+            "n_jobs": "" if n_jobs is None else n_jobs, "runs": runs, "seconds_median": statistics.median(seconds),
             "seconds_all": ";".join(f"{s:.3f}" for s in seconds),
             "convert_seconds_median": statistics.median(converts),
             "jit_warmup_seconds": statistics.median(r["warmup_seconds"] for r in reports),
@@ -266,9 +280,12 @@ def comparison(users, recommenders_users, runs, scratch) -> list[dict]:
                                 else values.index),
             "max_abs_diff": diff, "note": note})
     for row in rows:
-        base = next(r for r in rows if r["tool"] == "metrics_lib.evaluate"
-                    and r["users"] == row["users"] and not r["shuffled"])
+        base = next(r for r in rows if r["tool"] == evaluate and r["users"] == row["users"]
+                    and not r["shuffled"] and r["n_jobs"] == 1)
+        fastest_peer = min(r["seconds_median"] for r in rows
+                           if r["tool"] != evaluate and r["users"] == row["users"])
         row["ratio_to_evaluate"] = row["seconds_median"] / base["seconds_median"]
+        row["speedup_vs_fastest_peer"] = fastest_peer / row["seconds_median"]
         row["peak_over_input"] = row["peak_extra_mb"] / row["input_mb"]
     return rows
 
@@ -279,7 +296,7 @@ def scaling(sizes, runs) -> list[dict]:
         print(f"  scaling users={n:>9,}", flush=True)
         report = measure("metrics_lib.evaluate", n, repeat=runs)
         seconds = [r["seconds"] for r in report["repeats"]]
-        rows.append({"users": n, "rows": report["rows"], "runs": runs,
+        rows.append({"users": n, "rows": report["rows"], "n_jobs": 1, "runs": runs,
                      "seconds_median": statistics.median(seconds),
                      "seconds_all": ";".join(f"{s:.4f}" for s in seconds),
                      "peak_extra_mb": report["repeats"][0]["peak_bytes"] / 2**20,
@@ -318,6 +335,8 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--shuffle", action="store_true")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--n-jobs", type=int, default=1,
+                        help="threads for metrics_lib.evaluate (worker only)")
     parser.add_argument("--out")
     parser.add_argument("--values")
     parser.add_argument("--runs", type=int, default=3)
@@ -345,13 +364,14 @@ def main() -> None:
     print("scaling of metrics_lib.evaluate")
     scale = scaling(sizes, args.runs)
     env.append({"item": "benchmark_wall_seconds", "value": f"{time.perf_counter() - start:.0f}"})
+    env.append({"item": "load_average_1min_at_end", "value": f"{os.getloadavg()[0]:.2f}"})
     write_csv(results / "comparison.csv", rows)
     write_csv(results / "scaling.csv", scale)
     write_csv(results / "environment.csv", env)
-    table = pd.DataFrame(rows)[["tool", "users", "shuffled", "seconds_median",
+    table = pd.DataFrame(rows)[["tool", "users", "shuffled", "n_jobs", "seconds_median",
                                 "convert_seconds_median", "jit_warmup_seconds",
-                                "ratio_to_evaluate", "peak_extra_mb", "peak_over_input",
-                                "max_abs_diff"]]
+                                "ratio_to_evaluate", "speedup_vs_fastest_peer",
+                                "peak_extra_mb", "peak_over_input", "max_abs_diff"]]
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
         print(pd.DataFrame(scale).to_string(index=False))
