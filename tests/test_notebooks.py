@@ -58,3 +58,11 @@ def test_every_toc_entry_exists():
     for entry in _toc_files():
         candidates = [ROOT / f"{entry}{suffix}" for suffix in (".ipynb", ".md")]
         assert any(c.exists() for c in candidates), f"_toc.yml lists a missing file: {entry}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_execution_timestamps(path):
+    """Timestamps in cell metadata change on every run (tools/clean_notebooks.py strips them)."""
+    stamped = [index for index, cell in enumerate(code_cells(path))
+               if "execution" in cell.get("metadata", {})]
+    assert not stamped, f"{path.name}: cells {stamped} carry execution timestamps"
