@@ -161,16 +161,7 @@ def check_relevant(relevant, name: str = "relevant") -> dict:
 
 
 def check_relevance_level(level) -> float:
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, numbers.Real):
-        raise TypeError(
-            f"relevance_level must be a number; got {type(level).__name__} {level!r}"
-        )
-    value = float(level)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(
-            f"relevance_level must be a finite number > 0; got {level!r}"
-        )
-    return value
+    return check_real("relevance_level", level, low=0, low_open=True)
 
 
 def check_empty(empty) -> str:

@@ -25,6 +25,7 @@ from ._validation import (
     check_empty,
     check_k,
     check_parallel_lists,
+    check_real,
     check_recommended,
     check_relevance_level,
     check_relevant,
@@ -417,11 +418,7 @@ def _discounted_sum(gains: np.ndarray, log_base: float) -> float:
 
 
 def _check_log_base(log_base) -> float:
-    if isinstance(log_base, bool) or not isinstance(log_base, (int, float, np.number)):
-        raise TypeError(f"log_base must be a number > 1; got {log_base!r}")
-    if not math.isfinite(float(log_base)) or log_base <= 1:
-        raise ValueError(f"log_base must be a finite number > 1; got {log_base!r}")
-    return float(log_base)
+    return check_real("log_base", log_base, low=1, low_open=True)
 
 
 def _graded_inputs(recommended, relevant, k, gain, empty, log_base):
