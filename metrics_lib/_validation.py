@@ -300,8 +300,8 @@ def check_real(name: str, value, *, low=None, high=None, low_open: bool = False,
     too_low = low is not None and (result <= low if low_open else result < low)
     too_high = high is not None and (result >= high if high_open else result > high)
     if too_low or too_high:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
+        left = "(" if low_open or low is None else "["
+        right = ")" if high_open or high is None else "]"
         lo = "-inf" if low is None else low
         hi = "inf" if high is None else high
         raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}; got {value!r}")
