@@ -64,6 +64,11 @@ def confusion_matrix(y_true, y_pred):
     --------
     accuracy, precision, recall, f1_score
 
+    Notes
+    -----
+    Label 1 is the positive class. A prediction counts as *true* when it
+    equals the label, so ``fn`` counts positives predicted as 0.
+
     References
     ----------
     .. [1] Fawcett, "An introduction to ROC analysis", Pattern Recognition
@@ -145,6 +150,13 @@ def precision(y_true, y_pred, *, empty="zero"):
     --------
     recall, f1_score, precision_at_k
 
+    Notes
+    -----
+    The undefined case (no predicted positive) follows the same ``empty``
+    policy as every ranking metric in this package; scikit-learn's
+    ``zero_division=0`` is ``empty="zero"`` and ``zero_division=np.nan``
+    is ``empty="nan"``.
+
     References
     ----------
     .. [1] Fawcett, "An introduction to ROC analysis", 2006.
@@ -183,6 +195,11 @@ def recall(y_true, y_pred, *, empty="zero"):
     --------
     precision, f1_score, recall_at_k
 
+    Notes
+    -----
+    Also called sensitivity or the true positive rate (the y axis of the ROC
+    curve). Undefined when ``y_true`` has no positive; see ``empty``.
+
     References
     ----------
     .. [1] Fawcett, "An introduction to ROC analysis", 2006.
@@ -220,6 +237,12 @@ def f1_score(y_true, y_pred, *, empty="zero"):
     See Also
     --------
     precision, recall, f1_at_k
+
+    Notes
+    -----
+    Written with counts, ``2TP / (2TP + FP + FN)`` is defined whenever
+    precision or recall is, and equals their harmonic mean. True negatives
+    do not enter it, which suits the sparse data of recommendation.
 
     References
     ----------

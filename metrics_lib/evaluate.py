@@ -71,6 +71,13 @@ def parse_metric(name: str) -> tuple[str, int | None]:
     k : int or None
         The cut-off, or ``None`` for the whole list.
 
+    Notes
+    -----
+    ``"map@k"`` is average precision cut at ``k`` (trec_eval ``map_cut_k``);
+    its denominator is chosen by ``evaluate(..., denominator=...)``, not by
+    the name. ``"mrr@k"`` is reciprocal rank cut at ``k``, which trec_eval's
+    ``recip_rank`` does not offer.
+
     References
     ----------
     .. [1] trec_eval measure names (``P``, ``recall``, ``map_cut``,

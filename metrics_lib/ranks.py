@@ -121,6 +121,13 @@ def mean_reciprocal_rank_from_ranks(ranks):
     --------
     mean_reciprocal_rank : the same from ranked lists and relevant sets.
 
+    Notes
+    -----
+    With ties, pass the tie-aware rank of :func:`rank_with_ties`; note that
+    ``1 / average rank`` is not the expected reciprocal rank under random
+    tie-breaking (the mean of ``1 / r`` over the tied positions), so the
+    rule used should be reported.
+
     References
     ----------
     .. [1] Voorhees, "The TREC-8 Question Answering Track Report", TREC 1999.

@@ -10,7 +10,7 @@ PUBLIC_FUNCTIONS = [
     name for name in metrics_lib.__all__
     if inspect.isfunction(getattr(metrics_lib, name))
 ]
-REQUIRED_SECTIONS = ("Parameters\n", "Returns\n", "References\n", "Examples\n")
+REQUIRED_SECTIONS = ("Parameters\n", "Returns\n", "Notes\n", "References\n", "Examples\n")
 
 
 def test_all_names_exist():
