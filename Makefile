@@ -4,6 +4,7 @@
 #               reference, doctests, strict nbval, book build with -W, the
 #               book in a real browser, the student edition)
 #   make student  the student edition (no solutions) in _build/student/_build/html
+#   make pdf      the whole book as one PDF: _build/latex/ranking-matters.pdf
 
 PYTHON ?= python3
 VENV   := .venv
@@ -12,7 +13,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book
 JBFLAGS := -W -n --keep-going
 
-.PHONY: book test setup clean distclean chromium student
+.PHONY: book test setup clean distclean chromium student pdf tex
 
 # The pins in requirements.txt need Python 3.11 or newer (numpy 2.4, pandas 3.1).
 PY_CHECK := import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
@@ -43,6 +44,27 @@ $(CHROMIUM):
 
 chromium: | $(CHROMIUM)
 
+# The printed edition needs XeLaTeX, a few LaTeX packages, Debian's NanumGothic
+# (Korean), DejaVu (text), Latin Modern (math) and poppler-utils (its check).
+# Installed once, when missing; needs root or sudo.
+TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
+                texlive-fonts-recommended latexmk fonts-nanum fonts-dejavu-core \
+                fonts-lmodern poppler-utils
+
+tex:
+	@if command -v xelatex >/dev/null && command -v latexmk >/dev/null \
+	    && command -v pdffonts >/dev/null && kpsewhich ucharclasses.sty unicode-math.sty >/dev/null \
+	    && fc-list | grep -q NanumGothic && fc-list | grep -q DejaVuSerif; then :; else \
+	  echo ">>> XeLaTeX or its fonts not found: installing Debian's $(TEX_PACKAGES) (apt-get, about a minute)"; \
+	  $(SUDO) apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TEX_PACKAGES); \
+	fi
+
+pdf: $(STAMP) tex
+	$(JB) build . --builder pdflatex
+	$(BIN)/python tools/check_pdf.py _build/latex
+	@echo "PDF built: $(CURDIR)/_build/latex/ranking-matters.pdf"
+
 book: $(STAMP)
 	$(JB) build . $(JBFLAGS)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
@@ -60,6 +82,7 @@ test: $(STAMP) | $(CHROMIUM)
 	$(BIN)/python tools/student_edition.py
 	$(BIN)/python tools/check_student.py _build/html _build/student/_build/html
 	$(BIN)/python tools/check_downloads.py _build/html _build/student/_build/html
+	$(MAKE) pdf
 
 clean:
 	rm -rf _build

@@ -20,8 +20,11 @@ in Debian's chromium (headless, driven by Playwright) and checks, page by page:
   its box, and at 390 px (a phone) the page itself does not scroll sideways;
 * Korean glyphs: every Hangul character on the page is drawn, on a canvas
   with the page's own font, as a real glyph: not blank and not the box
-  (.notdef) that a missing glyph gives; the machine that runs this has no
-  CJK font, so only the book's own subset (``_ext/korean_font.py``) can pass;
+  (.notdef) that a missing glyph gives. The browser runs with a fontconfig
+  that offers it only Latin fonts (DejaVu, Liberation), as on a reader's
+  machine without any CJK font, whatever this machine has installed (make
+  pdf installs NanumGothic), so only the book's own web-font subset
+  (``_ext/korean_font.py``) can pass;
 
 then that the search page returns a result for "NDCG". It saves screenshots of
 two chapters (light and dark mode) for a person to look at, and exits 1 with a
@@ -38,8 +41,10 @@ import argparse
 import functools
 import http.server
 import json
+import os
 import re
 import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -284,6 +289,21 @@ async () => {
 """
 
 
+# Fonts the browser may use: Latin only, so that a missing Korean web font
+# shows up as boxes even on a machine that has CJK fonts installed.
+LATIN_FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
+
+
+def _latin_only_fontconfig(folder: Path) -> Path:
+    """A fonts.conf that lists the Latin font folders and nothing else."""
+    dirs = "".join(f"  <dir>{d}</dir>\n" for d in LATIN_FONT_DIRS if Path(d).is_dir())
+    conf = folder / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n'
+                    f"<fontconfig>\n{dirs}  <cachedir>{folder / 'cache'}</cachedir>\n"
+                    "</fontconfig>\n", encoding="utf-8")
+    return conf
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("html_dir", nargs="?", default=str(ROOT / "_build" / "html"))
@@ -318,10 +338,13 @@ def main(argv=None) -> int:
     pages = _pages(html_dir)
     current = {"page": "?"}
 
+    fonts_dir = tempfile.TemporaryDirectory(prefix="check_book_fonts_")
+    browser_env = dict(os.environ,
+                       FONTCONFIG_FILE=str(_latin_only_fontconfig(Path(fonts_dir.name))))
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
-                executable_path=CHROMIUM, headless=True,
+                executable_path=CHROMIUM, headless=True, env=browser_env,
                 args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                       "--disable-background-networking", "--disable-component-update",
                       "--no-first-run"])
@@ -472,6 +495,7 @@ def main(argv=None) -> int:
     finally:
         server.shutdown()
         server.server_close()
+        fonts_dir.cleanup()
 
     elapsed = time.monotonic() - started
     print(f"check_book: {stats['pages']} pages ({stats['notebooks']} notebooks, "
