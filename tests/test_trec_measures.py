@@ -533,3 +533,36 @@ def test_parse_metric_names(name, parsed):
 def test_parse_metric_refusals(name, message):
     with pytest.raises(ValueError, match=message):
         ml.parse_metric(name)
+
+
+# -- the kernels with negative grades ------------------------------------------
+def test_kernels_treat_negative_grades_as_unjudged():
+    # evaluate's DataFrame path refuses negative grades today; the kernels
+    # already treat them as trec_eval does, should that rule ever change.
+    from metrics_lib._kernels import lookup_grades
+    from metrics_lib._trec_kernels import TrecTable
+
+    run, qrels = make_case(11)
+    queries = per_query(run, qrels, complete=True)
+    ids = {doc: n for n, doc in enumerate(sorted({d for _, d, _ in run + qrels}))}
+    order = list(queries)
+    lengths = np.array([len(queries[q][0]) for q in order], dtype=np.int64)
+    item_key = np.array([ids[d] for q in order for d in queries[q][0]], dtype=np.int64)
+    truth = [(order.index(q), ids[d], float(g)) for q, d, g in qrels]
+    truth_code = np.array([t[0] for t in truth], dtype=np.int64)
+    truth_key = np.array([t[1] for t in truth], dtype=np.int64)
+    truth_grade = np.array([t[2] for t in truth])
+    hit_rows, hit_grades, _, _ = lookup_grades(item_key, lengths, truth_code,
+                                               truth_key, truth_grade)
+    table = TrecTable(lengths, lengths, hit_rows, hit_grades, truth_code,
+                      truth_grade, len(order))
+    assert (truth_grade < 0).any()
+    for level in (1, 2):
+        bprefs, rprecs = table.bpref(level), table.rprec(level)
+        iprec = table.iprec(0.3, level)
+        for code, qid in enumerate(order):
+            ranking, grades = queries[qid]
+            assert bprefs[code] == ml.bpref(ranking, grades, relevance_level=level)
+            assert rprecs[code] == ml.r_precision(ranking, grades, relevance_level=level)
+            assert iprec[code] == ml.interpolated_precision(
+                ranking, grades, [0.3], relevance_level=level)[0]
