@@ -193,9 +193,9 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
     Notes
     -----
     This is trec_eval's bpref since version 8.0 (``m_bpref.c``,
-    ``te_calc_bpref``), which also counts as preferred the judged
-    non-relevant items never retrieved; the SIGIR 2004 paper's first
-    formula divided by the retrieved non-relevant items only. Because
+    ``te_calc_bpref``): N counts every judged non-relevant item, retrieved
+    or not. Earlier versions looked only at the retrieved ones, which the
+    file ``bpref_bug`` of trec_eval's source describes as a bug. Because
     bpref looks only at judged items, adding unjudged items anywhere in a
     list does not change it: it is meant for incomplete judgements, such as
     a recommender's logged feedback, where an unseen item is not a known

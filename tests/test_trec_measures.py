@@ -566,3 +566,14 @@ def test_kernels_treat_negative_grades_as_unjudged():
             assert rprecs[code] == ml.r_precision(ranking, grades, relevance_level=level)
             assert iprec[code] == ml.interpolated_precision(
                 ranking, grades, [0.3], relevance_level=level)[0]
+
+
+def test_evaluate_dask_equals_pandas():
+    dd = pytest.importorskip("dask.dataframe")
+    run, qrels = make_case(2)
+    recs, truth = frames(run, qrels)
+    expected = ml.evaluate(recs, truth, EVAL_METRICS)
+    lazy = ml.evaluate(dd.from_pandas(recs, npartitions=3),
+                       dd.from_pandas(truth, npartitions=2), EVAL_METRICS)
+    pd.testing.assert_frame_equal(lazy.compute().sort_index(), expected,
+                                  check_index_type=False)
