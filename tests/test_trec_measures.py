@@ -536,26 +536,56 @@ def test_parse_metric_refusals(name, message):
 
 
 # -- the kernels with negative grades ------------------------------------------
-def test_kernels_treat_negative_grades_as_unjudged():
-    # evaluate's DataFrame path refuses negative grades today; the kernels
-    # already treat them as trec_eval does, should that rule ever change.
+def trec_table(run, qrels, queries):
+    """The kernels' table built directly from the arrays (grades unchecked)."""
     from metrics_lib._kernels import lookup_grades
     from metrics_lib._trec_kernels import TrecTable
 
-    run, qrels = make_case(11)
-    queries = per_query(run, qrels, complete=True)
     ids = {doc: n for n, doc in enumerate(sorted({d for _, d, _ in run + qrels}))}
     order = list(queries)
     lengths = np.array([len(queries[q][0]) for q in order], dtype=np.int64)
     item_key = np.array([ids[d] for q in order for d in queries[q][0]], dtype=np.int64)
-    truth = [(order.index(q), ids[d], float(g)) for q, d, g in qrels]
+    truth = [(order.index(q), ids[d], float(g)) for q, d, g in qrels if q in queries]
     truth_code = np.array([t[0] for t in truth], dtype=np.int64)
     truth_key = np.array([t[1] for t in truth], dtype=np.int64)
     truth_grade = np.array([t[2] for t in truth])
     hit_rows, hit_grades, _, _ = lookup_grades(item_key, lengths, truth_code,
                                                truth_key, truth_grade)
-    table = TrecTable(lengths, lengths, hit_rows, hit_grades, truth_code,
-                      truth_grade, len(order))
+    return order, TrecTable(lengths, lengths, hit_rows, hit_grades, truth_code,
+                            truth_grade, len(order))
+
+
+@needs_trec_eval
+@pytest.mark.parametrize("seed", SEEDS)
+def test_kernels_at_relevance_level_zero_equal_trec_eval(tmp_path, seed):
+    # trec_eval -l 0: every judged item with a grade >= 0 is relevant. The
+    # library's relevance_level must be > 0 today (pytrec_eval refuses 0
+    # too); the kernels are ready for the command line's -l 0.
+    run, qrels = make_case(seed)
+    queries = per_query(run, qrels, complete=True)
+    order, table = trec_table(run, qrels, queries)
+    tables = run_trec_eval(*write_files(tmp_path, run, qrels), 0,
+                           ["Rprec", "bpref", "num_rel", "num_rel_ret", "iprec_at_recall"])
+    values = {name: table.measure(kind, param, 0.0)[0] for name, kind, param in [
+        ("Rprec", "rprec", None), ("bpref", "bpref", None), ("num_rel", "num_rel", None),
+        ("num_rel_ret", "num_rel_ret", None), ("iprec_at_recall_0.00", "iprec_at_recall", 0.0),
+        ("iprec_at_recall_1.00", "iprec_at_recall", 1.0)]}
+    for code, qid in enumerate(order):
+        for name, column in values.items():
+            expected = tables[qid][name]
+            if name.startswith("num_"):
+                assert column[code] == int(expected), (qid, name)
+            else:
+                assert fmt(column[code]) == expected, (qid, name)
+
+
+def test_kernels_treat_negative_grades_as_unjudged():
+    # evaluate's DataFrame path refuses negative grades today; the kernels
+    # already treat them as trec_eval does, should that rule ever change.
+    run, qrels = make_case(11)
+    queries = per_query(run, qrels, complete=True)
+    order, table = trec_table(run, qrels, queries)
+    truth_grade = table.truth_grade
     assert (truth_grade < 0).any()
     for level in (1, 2):
         bprefs, rprecs = table.bpref(level), table.rprec(level)
