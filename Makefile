@@ -12,10 +12,18 @@ STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book
 JBFLAGS := -W -n --keep-going
 
-.PHONY: book test setup clean chromium student
+.PHONY: book test setup clean distclean chromium student
+
+# The pins in requirements.txt need Python 3.11 or newer (numpy 2.4, pandas 3.1).
+PY_CHECK := import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
 
 # Re-install only when the requirements or the package metadata change.
 $(STAMP): requirements.txt pyproject.toml
+	@if [ -x $(BIN)/python ]; then \
+	  $(BIN)/python -c '$(PY_CHECK)' || { echo "make: $(VENV) was made with Python $$($(BIN)/python -c 'import platform; print(platform.python_version())'), older than 3.11: run 'make distclean', then make again (with PYTHON=python3.11 or newer if python3 is older)"; exit 1; }; \
+	else \
+	  $(PYTHON) -c '$(PY_CHECK)' 2>/dev/null || { echo "make: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '(not found)'); the book needs Python 3.11 or newer: run make PYTHON=python3.11 (or newer)"; exit 1; }; \
+	fi
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
 	@touch $(STAMP)
@@ -51,6 +59,11 @@ test: $(STAMP) | $(CHROMIUM)
 	$(BIN)/python tools/check_book.py _build/html
 	$(BIN)/python tools/student_edition.py
 	$(BIN)/python tools/check_student.py _build/html _build/student/_build/html
+	$(BIN)/python tools/check_downloads.py _build/html _build/student/_build/html
 
 clean:
 	rm -rf _build
+
+# Also removes the virtualenv, e.g. after a failed set-up or a Python upgrade.
+distclean: clean
+	rm -rf $(VENV)
