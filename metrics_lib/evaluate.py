@@ -222,7 +222,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     log_base : float, default=2
         Base of the DCG discount.
     empty : {"zero", "nan", "raise"}, default="zero"
-        Value for a user with nothing relevant (DCG is never empty).
+        Value for a user with nothing relevant (DCG and the counts
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty).
     missing : {"zero", "skip"}, default="zero"
         Users in ``truth`` without any recommendation are scored on an empty
         list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,

@@ -307,7 +307,9 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
     (interpolated) recall-precision curve, which makes curves of queries
     with different R comparable; average precision summarises the
     un-interpolated curve. The :func:`evaluate` metric
-    ``"iprec_at_recall_0.50"`` computes one level per user.
+    ``"iprec_at_recall_0.50"`` computes one level per user; there a user
+    with no relevant item gets the value of its ``empty`` policy (0 by
+    default, as here and in trec_eval).
 
     References
     ----------
