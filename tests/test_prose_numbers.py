@@ -200,3 +200,33 @@ def test_allow_list_is_used():
 ])
 def test_scanner(text, expected):
     assert literals(text) == expected
+
+
+def _glue_values(notebook: dict) -> dict[str, str]:
+    values = {}
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            meta = output.get("metadata", {}).get("scrapbook")
+            if meta:
+                data = output.get("data", {})
+                text = data.get(meta.get("mime_prefix", "") + "text/plain")
+                if text is not None:
+                    values[meta["name"]] = "".join(text) if isinstance(text, list) else text
+    return values
+
+
+NOTEBOOKS = [p for p in PAGES if p.suffix == ".ipynb"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_no_glued_boolean_in_prose(path):
+    """A sentence never reads "... is **True**": glue words, not Python booleans."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    values = _glue_values(notebook)
+    found = []
+    for where, text in _markdown_of(path):
+        for key in re.findall(r"\{glue(?::[\w-]*)?\}`([^`:<]+)", text):
+            if values.get(key.strip()) in ("True", "False", "np.True_", "np.False_",
+                                           "'True'", "'False'"):
+                found.append(f"{where}: {key.strip()} = {values[key.strip()]}")
+    assert not found, "glued booleans shown in the prose:\n" + "\n".join(found)
