@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book
 JBFLAGS := -W -n --keep-going
 
-.PHONY: book test setup clean distclean chromium student pdf tex
+.PHONY: book test setup clean distclean chromium student pdf tex data
 
 # The pins in requirements.txt need Python 3.11 or newer (numpy 2.4, pandas 3.1).
 PY_CHECK := import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
@@ -74,7 +74,12 @@ book: $(STAMP)
 student: $(STAMP)
 	$(BIN)/python tools/student_edition.py
 
-test: $(STAMP) | $(CHROMIUM)
+# MovieLens 100K, fetched once from PyPI (the RecBole 1.2.1 wheel, no
+# dependencies) into ~/.cache/metrics_lib (or $$METRICS_LIB_DATA) and checked.
+data: $(STAMP)
+	$(BIN)/python -c "import metrics_lib as m; print('MovieLens 100K from', m.load_movielens_100k().source)"
+
+test: $(STAMP) data | $(CHROMIUM)
 	$(BIN)/python -m pytest
 	$(JB) build . $(JBFLAGS)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"

@@ -14,7 +14,7 @@ from .classification import (
     recall,
     roc_auc,
 )
-from .datasets import SimulatedWorld, simulate_world
+from .datasets import MovieLens100K, SimulatedWorld, load_movielens_100k, simulate_world
 from .ranking import (
     average_precision,
     dcg_at_k,
@@ -119,6 +119,9 @@ __all__ = [
     # a simulated world with known preferences
     "SimulatedWorld",
     "simulate_world",
+    # a real data set (fetched from PyPI, not shipped)
+    "load_movielens_100k",
+    "MovieLens100K",
     # beyond accuracy
     "catalog_coverage",
     "gini_index",
