@@ -65,8 +65,11 @@ def make_env(folder: Path) -> Path:
         if line and not line.startswith("-e"):
             pins.append(re.sub(r"\[[^\]]*\]", "", line))  # constraints take no extras
     constraints.write_text("\n".join(pins) + "\n")
+    leftover = not (ROOT / "build").exists()
     subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
                     "--constraint", str(constraints), f"{ROOT}[book]"], check=True)
+    if leftover:  # setuptools builds in the source tree; leave it as it was
+        shutil.rmtree(ROOT / "build", ignore_errors=True)
     return python
 
 
