@@ -446,6 +446,8 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
     import pandas as pd
 
     dtype = series.dtype
+    if len(series) == 0 and dtype == object:  # an empty table built from no rows
+        return np.zeros(0, dtype=np.float64)
     if (pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype)):
         raise TypeError(f"{name} column {series.name!r} must be numeric; it has "
                         f"dtype {dtype}")

@@ -65,10 +65,32 @@ def _untag(frame):
     return frame.drop(columns=[_ROW, _HASH])
 
 
-def _partition(recs, truth, options, columns):
+def _partition(recs, truth, options, columns, index_dtype=None):
     from .evaluate import _evaluate_frames
 
-    return _evaluate_frames(_untag(recs), _untag(truth), options, **columns)
+    result = _evaluate_frames(_untag(recs), _untag(truth), options, **columns)
+    if index_dtype is not None:
+        # every partition must give the same index dtype, or Dask's concat
+        # would turn int64 and uint64 ids into (inexact) float64
+        result.index = result.index.astype(index_dtype)
+    return result
+
+
+def _int_dtype(dtype):
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    if getattr(dtype, "kind", "O") not in "iu":
+        return None
+    numpy_dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype.numpy_dtype)
+    return np.dtype(np.uint64) if numpy_dtype == np.uint64 else np.dtype(np.int64)
+
+
+def _index_dtype(rec_dtype, truth_dtype):
+    """Result index dtype for integer user ids, decided by the dtypes alone."""
+    a, b = _int_dtype(rec_dtype), _int_dtype(truth_dtype)
+    if a is None or b is None:
+        return None
+    return a if a == b else np.dtype(object)  # int64 with uint64: exact Python ints
 
 
 def _meta_kind(dtype):
@@ -124,6 +146,7 @@ def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
     judged = judged.shuffle(on=_HASH, npartitions=n)
     columns = {"user_col": user_col, "item_col": item_col, "score_col": score_col,
                "rank_col": rank_col, "relevance_col": relevance_col}
-    meta = _partition(recs._meta, judged._meta, options, columns)
-    return dd.map_partitions(_partition, recs, judged, options, columns,
+    index_dtype = _index_dtype(recs._meta[user_col].dtype, judged._meta[user_col].dtype)
+    meta = _partition(recs._meta, judged._meta, options, columns, index_dtype)
+    return dd.map_partitions(_partition, recs, judged, options, columns, index_dtype,
                              meta=meta, align_dataframes=False)
