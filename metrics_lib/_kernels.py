@@ -274,6 +274,7 @@ class UserTable:
         self.has_positive = np.bincount(truth_code[truth_grade > 0],
                                         minlength=n_users) > 0
         self._ideal_pos = None
+        self._runs = None
         self._n_relevant = {}
 
     # -- binary relevance -------------------------------------------------
@@ -418,31 +419,37 @@ class UserTable:
         table[1:] = np.cumsum(1.0 / self._discount(np.arange(1, longest + 1), log_base))
         return table
 
+    def _grade_runs(self):
+        """Distinct (user, grade) pairs of the positive judgements, computed once.
+
+        Returns ``(users, grades, start, end)``: user ascending, grade
+        descending, and the ranks ``start + 1 .. end`` that the pair's items
+        take in the user's ideal list.
+        """
+        if self._runs is None:
+            levels = self.levels
+            positive = self.truth_grade > 0
+            pair = np.sort(self.truth_code[positive] * (levels + 1)
+                           + (levels - self.truth_grade[positive].astype(np.int64)))
+            run_start = np.flatnonzero(_first_in_run(pair))
+            counts = np.diff(np.r_[run_start, pair.size])
+            pair = pair[run_start]
+            users, grades = pair // (levels + 1), levels - pair % (levels + 1)
+            del pair, run_start
+            end = np.cumsum(counts)
+            # cumulative count inside each user: subtract the earlier users' items
+            end -= np.maximum.accumulate(np.where(_first_in_run(users), end - counts, 0))
+            self._runs = (users, grades, end - counts, end)
+        return self._runs
+
     def _ideal_by_pairs(self, k, gain, log_base):
         """The counting ideal DCG over the distinct (user, grade) pairs only."""
-        levels = self.levels
-        positive = self.truth_grade > 0
-        # user ascending, then grade descending, as one sortable integer
-        pair = np.sort(self.truth_code[positive] * (levels + 1)
-                       + (levels - self.truth_grade[positive].astype(np.int64)))
-        first = _first_in_run(pair)
-        run_start = np.flatnonzero(first)
-        counts = np.diff(np.r_[run_start, pair.size])
-        pair = pair[run_start]
-        users, grades = pair // (levels + 1), levels - pair % (levels + 1)
-        del pair, first, run_start
-        end = np.cumsum(counts)
-        user_first = _first_in_run(users)
-        # cumulative count inside each user: subtract what the earlier users hold
-        before = np.maximum.accumulate(np.where(user_first, end - counts, 0))
-        end -= before
-        start = end - counts
-        del before, counts, user_first
+        users, grades, start, end = self._grade_runs()
         longest = int(end.max(initial=0))
         if k is not None:
             end, start, longest = np.minimum(end, k), np.minimum(start, k), min(longest, k)
         table = self._discount_table(longest, log_base)
-        gains = self._gain(np.arange(levels + 1, dtype=np.float64), gain)
+        gains = self._gain(np.arange(self.levels + 1, dtype=np.float64), gain)
         return np.bincount(users, weights=gains[grades] * (table[end] - table[start]),
                            minlength=self.n_users)
 

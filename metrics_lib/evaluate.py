@@ -441,6 +441,17 @@ def text_order_key(values: np.ndarray) -> np.ndarray:
     return np.unique(text, return_inverse=True)[1].astype(np.int64).reshape(-1)
 
 
+def _has_ties(sorted_values: np.ndarray, lengths: np.ndarray) -> bool:
+    """True if two neighbours inside one block are equal."""
+    if sorted_values.size < 2:
+        return False
+    equal = np.flatnonzero(sorted_values[1:] == sorted_values[:-1])
+    if not equal.size:
+        return False
+    block_ends = np.cumsum(lengths)[:-1] - 1
+    return bool(np.any(~np.isin(equal, block_ends, assume_unique=True)))
+
+
 def _tie_key(kind: str, ties: str, rec_keys: np.ndarray, decode):
     """``rows -> keys`` ordering items as the ``ties`` rule compares them.
 
@@ -450,7 +461,17 @@ def _tie_key(kind: str, ties: str, rec_keys: np.ndarray, decode):
     """
     if kind != "int" or ties.startswith("numeric") or ties == "input":
         return lambda rows: rec_keys[rows]
-    return lambda rows: text_order_key(np.asarray(decode(rec_keys[rows])))
+    span = int(rec_keys.max(initial=0)) + 1
+    table = []
+
+    def key(rows):
+        keys = rec_keys[rows]
+        if 4 * keys.size < span or span > 2**26:  # few rows: compute them directly
+            return text_order_key(np.asarray(decode(keys)))
+        if not table:  # many rows: one key per distinct join key, then a lookup
+            table.append(text_order_key(np.asarray(decode(np.arange(span)))))
+        return table[0][keys]
+    return key
 
 
 def _group_by_user(users: np.ndarray):
@@ -627,15 +648,16 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         # ~x reverses the order of integers without overflowing at the minimum
         primary = ((~values if values.dtype.kind in "iu" else -values) if descending
                    else values)
-        if ties == "input":
-            sort_keys = (primary,)
-        else:
+        within = segment_argsort((primary,), lengths)
+        if ties != "input" and _has_ties(primary[within], lengths):
+            # the tie key only matters (and is only computed) when values tie
             tie = tie_key(slice(None))
             sort_keys = ((tie.max(initial=0) - tie if ties.endswith("_desc") else tie),
                          primary)
             del tie
-        within = segment_argsort(sort_keys, lengths)
-        del primary, sort_keys
+            within = segment_argsort(sort_keys, lengths)
+            del sort_keys
+        del primary
         rec_keys = rec_keys[within]
         del within
     del values, tie_key
