@@ -461,11 +461,11 @@ def _tie_key(kind: str, ties: str, rec_keys: np.ndarray, decode):
     """
     if kind != "int" or ties.startswith("numeric") or ties == "input":
         return lambda rows: rec_keys[rows]
-    span = int(rec_keys.max(initial=0)) + 1
     table = []
 
     def key(rows):
         keys = rec_keys[rows]
+        span = int(rec_keys.max(initial=0)) + 1
         if 4 * keys.size < span or span > 2**26:  # few rows: compute them directly
             return text_order_key(np.asarray(decode(keys)))
         if not table:  # many rows: one key per distinct join key, then a lookup
