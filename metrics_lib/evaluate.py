@@ -81,6 +81,11 @@ def parse_metric(name: str) -> tuple[str, int | None]:
 
     Notes
     -----
+    ``"hits@k"`` is refused: ranx's ``hits@k`` (ranx at commit 060cc66,
+    ``ranx/metrics/hits.py``, ``hits()``) counts the relevant items in the
+    top k, while this library's ``"hit@k"`` is 1 if there is one and 0
+    otherwise; accepting the plural would give a number of the other meaning.
+
     ``"map@k"`` is average precision cut at ``k`` (trec_eval ``map_cut_k``);
     its denominator is chosen by ``evaluate(..., denominator=...)``, not by
     the name. ``"mrr@k"`` is reciprocal rank cut at ``k``, which trec_eval's
@@ -165,10 +170,17 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``"f1@10"``, ``"dcg@10"`` (see :func:`parse_metric`). A name without
         ``@k`` uses the whole list. The names become the result's columns.
     user_col, item_col : str, default="user", "item"
-        Id columns, present in both tables. Ids of one column must be of one
-        comparable type (all numbers or all strings).
+        Id columns, present in both tables. Ids of one column are integers
+        (any numpy, nullable or pyarrow integer dtype, or Python ints in an
+        object column), strings (object, ``string``, ``string[pyarrow]``) or
+        booleans, of the same kind in both tables; categorical columns count
+        as their categories' values. Integers of any width are compared
+        exactly (int64 against uint64 too, never through float64). Float ids
+        are refused (see Notes), and so is a missing id, with the table,
+        column and row in the message.
     score_col : str, default="score"
-        Column of ``recommendations`` with the model score.
+        Column of ``recommendations`` with the model score. Integer scores
+        are compared as integers, so that those above 2**53 keep their order.
     rank_col : str or None, default=None
         Use this column of ranks (smaller is better) instead of scores.
     relevance_col : str or None, default="relevance"
@@ -191,10 +203,15 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         Users in ``truth`` without any recommendation are scored on an empty
         list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
         trec_eval's default).
-    ties : {"item_desc", "item_asc", "input"}, default="item_desc"
-        Order of items with equal score (or rank): by item id descending,
-        as trec_eval does; ascending; or in the order of the rows of
-        ``recommendations`` (a stable sort).
+    ties : {"item_desc", "item_asc", "numeric_desc", "numeric_asc", "input"}, \
+default="item_desc"
+        Order of items with equal score (or rank). ``"item_desc"``:
+        trec_eval's rule, the item ids compared *as text* (``str(id)`` as
+        UTF-8 bytes), descending, so ``9`` comes before ``10`` (see Notes);
+        ``"item_asc"``: the same text order, ascending; ``"numeric_desc"`` /
+        ``"numeric_asc"``: integer ids compared by value (strings still as
+        text); ``"input"``: the order of the rows of ``recommendations`` (a
+        stable sort).
     n_jobs : int, default=1
         Number of threads for the join and the metrics: the users are split
         into ``n_jobs`` contiguous chunks of about equal numbers of rows,
@@ -216,14 +233,18 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     Raises
     ------
     ValueError
-        Missing columns, null ids, non-finite scores or grades, negative
-        grades, a (user, item) pair listed twice in either table (the message
-        names the user and the item), unknown metric names, or a user with
-        nothing relevant under ``empty="raise"``.
+        Missing or duplicated columns, missing ids, non-finite scores or
+        grades, negative grades, a (user, item) pair listed twice in either
+        table (the message names the user and the item), unknown metric names
+        (and ``hits@k``, whose meaning differs between libraries: see
+        :func:`parse_metric`), a ``dcg`` with exponential gain beyond the
+        float64 range, or a user with nothing relevant under
+        ``empty="raise"``.
     TypeError
-        A table that is not a DataFrame, non-numeric scores or grades, id
-        columns whose types differ between the two tables, or an ``n_jobs``
-        that is not an integer (``ValueError`` if it is 0 or below -1).
+        A table that is not a DataFrame, non-numeric scores or grades, float
+        ids, a column mixing ids of different types, id columns of different
+        kinds in the two tables, or an ``n_jobs`` that is not an integer
+        (``ValueError`` if it is 0 or below -1).
 
     See Also
     --------
@@ -240,10 +261,35 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
       nothing to compare the list with), so is not in the result;
     - a user who appears in ``truth`` with no recommendation is scored on an
       empty list (``missing="zero"``, trec_eval ``-c``);
-    - items with equal scores are ordered by item id, descending. This rule
-      is arbitrary with respect to the model (renaming items changes the
-      scores of tied lists); ``ties="input"`` keeps the order the model
-      emitted instead.
+    - items with equal scores are ordered by item id written as text,
+      descending. This rule is arbitrary with respect to the model (renaming
+      items changes the scores of tied lists); ``ties="input"`` keeps the
+      order the model emitted instead.
+
+    trec_eval's tie rule, from its source (trec_eval 10.0, commit f425365):
+    ``form_res_rels.c`` sorts a query's documents with ``qsort`` and
+    ``comp_sim_docno``, which orders by ``sim`` descending and, for equal
+    ``sim``, returns ``strcmp(p2->docno, p1->docno)``: document ids compared
+    as C strings, byte by byte (as unsigned chars), descending. Document ids
+    are always text in a run file, so an integer id ``i`` is the text
+    ``str(i)``: ``"9" > "10"``, and every negative id (``"-"`` is byte 0x2D)
+    sorts below every non-negative one (digits are 0x30-0x39). For strings,
+    comparing UTF-8 bytes is comparing code points, which is how Python
+    compares ``str``. Booleans are ``"True"`` and ``"False"``; categorical ids
+    are their categories' values. Float ids are refused rather than written
+    as text: ``str(1.0)`` is ``"1.0"``, so a float column holding integer ids
+    (as pandas makes after a merge with missing values) would silently
+    tie-break differently from the same ids as integers; convert it with
+    ``.astype("int64")``.
+
+    Scores: trec_eval 10.0 reads ``sim`` as a C ``double``
+    (``get_trec_results.c``, ``atof``; ``trec_format.h``, ``TEXT_RESULTS``),
+    and this function compares float scores in float64 too (integer scores
+    exactly). pytrec_eval-terrier 0.5.11 compares scores in single
+    precision: two scores that differ only beyond float32's resolution (1
+    and 1 + 1e-12) tie there (found by running it), and then the id text
+    decides. Where the two disagree this function follows trec_eval's
+    source.
 
     No Python loop runs over users: the recommendations are grouped by user
     (free when they already are), sorted by score inside each user only when
