@@ -354,7 +354,8 @@ class UserTable:
                            / self._discount(pos, log_base), minlength=self.n_users)
 
     def dcg(self, k, gain, log_base):
-        values = self._dcg(k, gain, log_base)
+        with np.errstate(over="ignore"):  # an overflow is reported just below
+            values = self._dcg(k, gain, log_base)
         if not np.all(np.isfinite(values)):
             top = float(self.hit_grade.max(initial=0.0))
             raise ValueError(

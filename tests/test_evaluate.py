@@ -442,3 +442,62 @@ def test_only_zero_grades():
     assert evaluate(recs, truth, ["ndcg@2"], empty="nan")["ndcg@2"].isna().all()
     with pytest.raises(ValueError, match="user 1 has no judged item with a positive"):
         evaluate(recs, truth, ["ndcg"], empty="raise")
+
+
+# -- numbers at the edges: exponential gains, many grade levels -----------------
+
+def test_exponential_gain_of_huge_grades_gives_finite_ndcg():
+    recs = pd.DataFrame({"user": 1, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    truth = pd.DataFrame({"user": 1, "item": ["a", "b", "c"],
+                          "relevance": [1023, 1024, 2000]})
+    got = evaluate(recs, truth, ["ndcg", "ndcg@2"], gain="exponential")
+    # scaled by 2**-2000, the gains are 2**-977, 2**-976 and 1 (minus 2**-2000)
+    d2, d3 = 1 / math.log2(3), 1 / math.log2(4)
+    ideal = 1 + 2.0**-976 * d2 + 2.0**-977 * d3
+    assert got.loc[1, "ndcg"] == pytest.approx((2.0**-977 + 2.0**-976 * d2 + d3) / ideal,
+                                               rel=1e-12)
+    assert np.isfinite(got.to_numpy()).all()
+    with pytest.raises(ValueError, match="exceeds the largest float64"):
+        evaluate(recs, truth, ["dcg"], gain="exponential")
+    # below the overflow the plain gains stay: 2**1000 - 1 is finite
+    small = truth.assign(relevance=[1000, 3, 0])
+    assert np.isfinite(evaluate(recs, small, ["dcg"], gain="exponential")).all().all()
+
+
+def many_users_many_levels(n_users, seed=0):
+    rng = np.random.default_rng(seed)
+    recs = pd.DataFrame({"user": np.repeat(np.arange(n_users), 3),
+                         "item": np.tile([1, 2, 3], n_users),
+                         "score": np.tile([3.0, 2.0, 1.0], n_users)})
+    truth = pd.DataFrame({"user": np.repeat(np.arange(n_users), 3),
+                          "item": np.tile([2, 3, 4], n_users),
+                          "relevance": rng.integers(0, 65, size=3 * n_users)})
+    truth.loc[0, "relevance"] = 64
+    return recs, truth
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_ideal_dcg_of_many_grade_levels_equals_per_list(gain):
+    # 2,000 users x 65 levels is more than the 6,000 judgements: the sparse path
+    recs, truth = many_users_many_levels(2_000)
+    got = evaluate(recs, truth, ["ndcg", "ndcg@2"], gain=gain)
+    for user in range(0, 2_000, 97):
+        judged = truth[truth["user"] == user]
+        relevant = dict(zip(judged["item"], judged["relevance"]))
+        for name, k in (("ndcg", None), ("ndcg@2", 2)):
+            assert got.loc[user, name] == pytest.approx(
+                ml.ndcg_at_k([1, 2, 3], relevant, k, gain=gain), rel=1e-12, abs=1e-15)
+
+
+def test_ideal_dcg_memory_does_not_grow_with_users_times_levels():
+    import tracemalloc
+
+    recs, truth = many_users_many_levels(100_000)
+    tracemalloc.start()
+    try:
+        evaluate(recs, truth, ["ndcg", "ndcg@2"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # a users x 65 int64 table alone would be 52 MB; the input is 300,000 rows
+    assert peak < 100e6, peak  # main's code: 272 MB
