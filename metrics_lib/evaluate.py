@@ -507,16 +507,26 @@ def _tie_key(kind: str, ties: str, rec_keys: np.ndarray, decode):
     """
     if kind != "int" or ties.startswith("numeric") or ties == "input":
         return lambda rows: rec_keys[rows]
-    table = []
+    every_row = []
 
     def key(rows):
+        if every_row:
+            return every_row[0][rows]
         keys = rec_keys[rows]
-        span = int(rec_keys.max(initial=0)) + 1
-        if 4 * keys.size < span or span > 2**26:  # few rows: compute them directly
+        if 4 * keys.size < rec_keys.size:  # few rows: compute just these
             return text_order_key(np.asarray(decode(keys)))
-        if not table:  # many rows: one key per distinct join key, then a lookup
-            table.append(text_order_key(np.asarray(decode(np.arange(span)))))
-        return table[0][keys]
+        # many rows: the key of every row, once, through a table of the
+        # distinct join keys when they are not too spread out
+        span = int(rec_keys.max(initial=0)) + 1
+        if span <= max(2 * rec_keys.size, 1 << 16):
+            # as int32 ranks: a table half the size gathers much faster
+            order = np.argsort(text_order_key(np.asarray(decode(np.arange(span)))))
+            rank = np.empty(span, dtype=np.int32)
+            rank[order] = np.arange(span, dtype=np.int32)
+            every_row.append(rank.take(rec_keys))
+        else:
+            every_row.append(text_order_key(np.asarray(decode(rec_keys))))
+        return every_row[0][rows]
     return key
 
 
@@ -694,8 +704,12 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         # ~x reverses the order of integers without overflowing at the minimum
         primary = ((~values if values.dtype.kind in "iu" else -values) if descending
                    else values)
-        within = segment_argsort((primary,), lengths)
-        if ties != "input" and _has_ties(primary[within], lengths):
+        # Ties next to each other in the input are certain ties: then one sort
+        # on both keys; otherwise a sort on the values first, which is final
+        # unless it brings equal values together.
+        within = (None if ties != "input" and _has_ties(primary, lengths)
+                  else segment_argsort((primary,), lengths))
+        if within is None or (ties != "input" and _has_ties(primary[within], lengths)):
             # the tie key only matters (and is only computed) when values tie
             tie = tie_key(slice(None))
             sort_keys = ((tie.max(initial=0) - tie if ties.endswith("_desc") else tie),
