@@ -39,7 +39,7 @@ MEASURES = {"P_5": "precision@5", "P_10": "precision@10", "recall_5": "recall@5"
             "success_5": "hit@5", "success_10": "hit@10"}
 METRICS = list(MEASURES.values())
 
-ID_TYPES = ("small", "negative", "wide", "uint64", "int64_vs_uint64", "string")
+ID_TYPES = ("small", "negative", "sparse", "wide", "uint64", "int64_vs_uint64", "string")
 
 
 def id_pool(rng, id_type, size):
@@ -48,6 +48,10 @@ def id_pool(rng, id_type, size):
         return rng.choice(15, size=size, replace=False).astype(np.int64)
     if id_type == "negative":
         return rng.choice(np.arange(-12, 13), size=size, replace=False).astype(np.int64)
+    if id_type == "sparse":  # far apart, yet no need to rank them for the join
+        special = np.array([10**17 - 1, 10**16, 99, 100, -10**16], dtype=np.int64)
+        drawn = rng.integers(-2**45, 2**45, size=size, dtype=np.int64)
+        return np.unique(np.r_[special, drawn])[rng.permutation(size + 5)][:size]
     if id_type == "wide":  # full int64 range; 2**53 and 2**53 + 1 differ
         special = np.array([2**53, 2**53 + 1, 2**63 - 1, -2**63, -2**53 - 1, 7, -7,
                             10**17, 10**17 - 1], dtype=np.int64)
@@ -68,7 +72,8 @@ def make_tables(seed, id_type):
     n_users = int(rng.integers(1, 7))
     users = id_pool(rng, "string" if id_type == "string" else
                     ("negative" if id_type == "negative" else
-                     ("small" if id_type == "small" else id_type)), n_users + 2)
+                     ("small" if id_type in ("small", "sparse") else id_type)),
+                    n_users + 2)
     items = id_pool(rng, id_type, 12)
     rec_rows, truth_rows = [], []
     for u in range(n_users + 2):
