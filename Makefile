@@ -4,6 +4,7 @@
 #               reference, doctests, strict nbval, book build with -W, the
 #               book in a real browser, the student edition)
 #   make student  the student edition (no solutions) in _build/student/_build/html
+#   make pdf      the whole book as one PDF: _build/latex/ranking-matters.pdf
 
 PYTHON ?= python3
 VENV   := .venv
@@ -12,10 +13,18 @@ STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book
 JBFLAGS := -W -n --keep-going
 
-.PHONY: book test setup clean chromium student
+.PHONY: book test setup clean distclean chromium student pdf tex data
+
+# The pins in requirements.txt need Python 3.11 or newer (numpy 2.4, pandas 3.1).
+PY_CHECK := import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
 
 # Re-install only when the requirements or the package metadata change.
 $(STAMP): requirements.txt pyproject.toml
+	@if [ -x $(BIN)/python ]; then \
+	  $(BIN)/python -c '$(PY_CHECK)' || { echo "make: $(VENV) was made with Python $$($(BIN)/python -c 'import platform; print(platform.python_version())'), older than 3.11: run 'make distclean', then make again (with PYTHON=python3.11 or newer if python3 is older)"; exit 1; }; \
+	else \
+	  $(PYTHON) -c '$(PY_CHECK)' 2>/dev/null || { echo "make: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '(not found)'); the book needs Python 3.11 or newer: run make PYTHON=python3.11 (or newer)"; exit 1; }; \
+	fi
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
 	@touch $(STAMP)
@@ -35,6 +44,27 @@ $(CHROMIUM):
 
 chromium: | $(CHROMIUM)
 
+# The printed edition needs XeLaTeX, a few LaTeX packages, Debian's NanumGothic
+# (Korean), DejaVu (text), Latin Modern (math) and poppler-utils (its check).
+# Installed once, when missing; needs root or sudo.
+TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
+                texlive-fonts-recommended latexmk fonts-nanum fonts-dejavu-core \
+                fonts-lmodern poppler-utils
+
+tex:
+	@if command -v xelatex >/dev/null && command -v latexmk >/dev/null \
+	    && command -v pdffonts >/dev/null && kpsewhich ucharclasses.sty unicode-math.sty >/dev/null \
+	    && fc-list | grep -q NanumGothic && fc-list | grep -q DejaVuSerif; then :; else \
+	  echo ">>> XeLaTeX or its fonts not found: installing Debian's $(TEX_PACKAGES) (apt-get, about a minute)"; \
+	  $(SUDO) apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TEX_PACKAGES); \
+	fi
+
+pdf: $(STAMP) tex
+	$(JB) build . --builder pdflatex
+	$(BIN)/python tools/check_pdf.py _build/latex
+	@echo "PDF built: $(CURDIR)/_build/latex/ranking-matters.pdf"
+
 book: $(STAMP)
 	$(JB) build . $(JBFLAGS)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
@@ -44,13 +74,24 @@ book: $(STAMP)
 student: $(STAMP)
 	$(BIN)/python tools/student_edition.py
 
-test: $(STAMP) | $(CHROMIUM)
+# MovieLens 100K, fetched once from PyPI (the RecBole 1.2.1 wheel, no
+# dependencies) into ~/.cache/metrics_lib (or $$METRICS_LIB_DATA) and checked.
+data: $(STAMP)
+	$(BIN)/python -c "import metrics_lib as m; print('MovieLens 100K from', m.load_movielens_100k().source)"
+
+test: $(STAMP) data | $(CHROMIUM)
 	$(BIN)/python -m pytest
 	$(JB) build . $(JBFLAGS)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 	$(BIN)/python tools/check_book.py _build/html
 	$(BIN)/python tools/student_edition.py
 	$(BIN)/python tools/check_student.py _build/html _build/student/_build/html
+	$(BIN)/python tools/check_downloads.py _build/html _build/student/_build/html
+	$(MAKE) pdf
 
 clean:
 	rm -rf _build
+
+# Also removes the virtualenv, e.g. after a failed set-up or a Python upgrade.
+distclean: clean
+	rm -rf $(VENV)

@@ -14,7 +14,7 @@ from .classification import (
     recall,
     roc_auc,
 )
-from .datasets import SimulatedWorld, simulate_world
+from .datasets import MovieLens100K, SimulatedWorld, load_movielens_100k, simulate_world
 from .ranking import (
     average_precision,
     dcg_at_k,
@@ -41,6 +41,13 @@ from .online import (
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
 from .trec import read_trec_qrels, read_trec_run
+from .trec_measures import (
+    bpref,
+    floored_geometric_mean,
+    geometric_mean_average_precision,
+    interpolated_precision,
+    r_precision,
+)
 from .beyond import (
     catalog_coverage,
     gini_index,
@@ -70,9 +77,15 @@ __all__ = [
     "average_precision",
     "dcg_at_k",
     "ndcg_at_k",
+    # one ranked list: trec_eval's other standard measures
+    "r_precision",
+    "bpref",
+    "interpolated_precision",
     # many users
     "mean_reciprocal_rank",
     "mean_average_precision",
+    "geometric_mean_average_precision",
+    "floored_geometric_mean",
     # one answer per query
     "mean_rank",
     "hits_at_k",
@@ -106,6 +119,9 @@ __all__ = [
     # a simulated world with known preferences
     "SimulatedWorld",
     "simulate_world",
+    # a real data set (fetched from PyPI, not shipped)
+    "load_movielens_100k",
+    "MovieLens100K",
     # beyond accuracy
     "catalog_coverage",
     "gini_index",

@@ -106,7 +106,7 @@ def check_recommended(recommended, name: str = "recommended") -> tuple:
     return tuple(_as_python_id(i) for i in items)
 
 
-def check_grade(name: str, item, grade) -> float:
+def check_grade(name: str, item, grade, *, allow_negative: bool = False) -> float:
     if isinstance(grade, (bool, np.bool_)) or not isinstance(grade, numbers.Real):
         raise TypeError(
             f"{name} must map ids to numeric grades; the grade of {item!r} is "
@@ -115,18 +115,20 @@ def check_grade(name: str, item, grade) -> float:
     value = float(grade)
     if math.isnan(value) or math.isinf(value):
         raise ValueError(f"{name} has a non-finite grade {grade!r} for {item!r}")
-    if value < 0:
+    if value < 0 and not allow_negative:
         raise ValueError(
             f"{name} has a negative grade {grade!r} for {item!r}; grades must be >= 0"
         )
     return value
 
 
-def check_relevant(relevant, name: str = "relevant") -> dict:
+def check_relevant(relevant, name: str = "relevant", *,
+                   allow_negative: bool = False) -> dict:
     """Validate relevance judgements and return a new ``{id: grade}`` dict.
 
-    ``relevant`` is either a mapping of id to a non-negative grade, or a
-    collection of ids (each then has grade 1).
+    ``relevant`` is either a mapping of id to a non-negative grade (any
+    finite grade with ``allow_negative=True``), or a collection of ids (each
+    then has grade 1).
     """
     if relevant is None:
         raise TypeError(
@@ -142,7 +144,8 @@ def check_relevant(relevant, name: str = "relevant") -> dict:
         grades = {}
         for item, grade in relevant.items():
             _check_hashable(name, item, len(grades) + 1)
-            grades[_as_python_id(item)] = check_grade(name, item, grade)
+            grades[_as_python_id(item)] = check_grade(name, item, grade,
+                                                     allow_negative=allow_negative)
         return grades
     if isinstance(relevant, np.ndarray) and relevant.ndim != 1:
         raise ValueError(

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
                        segment_argsort)
+from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
 from ._validation import (
     check_choice,
     check_empty,
@@ -48,6 +49,13 @@ _ALIASES = {
     "ap": ("map", "ap", "average_precision"),
     "ndcg": ("ndcg",),
     "dcg": ("dcg",),
+    # trec_eval's other standard measures (metrics_lib/_trec_kernels.py)
+    "rprec": ("rprec", "r_precision", "r-precision"),
+    "bpref": ("bpref",),
+    "iprec_at_recall": ("iprec_at_recall",),
+    "num_ret": ("num_ret",),
+    "num_rel": ("num_rel",),
+    "num_rel_ret": ("num_rel_ret",),
 }
 # Names refused on purpose, with the reason.
 _REFUSED = {
@@ -57,10 +65,15 @@ _REFUSED = {
              "0/1 hit rate, or precision@k times k for ranx's count"),
 }
 _KIND = {alias: kind for kind, aliases in _ALIASES.items() for alias in aliases}
-_NAME = re.compile(r"^(?P<name>[a-z0-9_]+?)(?:(?:@|_cut_|_)(?P<k>[0-9]+))?$")
+_NAME = re.compile(r"^(?P<name>[a-z0-9_-]+?)(?:(?:@|_cut_|_)(?P<k>[0-9]+))?$")
+# iprec_at_recall_0.50 (trec_eval's spelling) or iprec_at_recall@0.5: the
+# parameter is a recall level in [0, 1], not a cut-off.
+_IPREC = re.compile(r"^iprec_at_recall(?:_|@)(?P<level>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$")
+# Kinds whose name takes no cut-off (a whole-list measure or a count).
+_NO_CUTOFF = ("rprec", "bpref", "num_ret", "num_rel", "num_rel_ret")
 
 
-def parse_metric(name: str) -> tuple[str, int | None]:
+def parse_metric(name: str) -> tuple[str, int | float | None]:
     """Split a metric name such as ``"ndcg@10"`` into ``("ndcg", 10)``.
 
     Parameters
@@ -71,13 +84,20 @@ def parse_metric(name: str) -> tuple[str, int | None]:
         ``recip_rank``), ``map`` (``ap``), ``ndcg``, ``dcg``. The trec_eval
         spellings ``P_10``, ``recall_10``, ``success_10``, ``map_cut_10`` and
         ``ndcg_cut_10`` are accepted as well. Case is ignored.
+        trec_eval's other standard measures, which take no cut-off:
+        ``rprec`` (``r_precision``, ``r-precision``), ``bpref``, ``num_ret``,
+        ``num_rel``, ``num_rel_ret``; and ``iprec_at_recall_<level>``
+        (``iprec_at_recall_0.50``, also ``iprec_at_recall@0.5``), whose
+        parameter is a recall level in ``[0, 1]``.
 
     Returns
     -------
     kind : str
-        One of ``precision, recall, f1, hit, rr, ap, ndcg, dcg``.
-    k : int or None
-        The cut-off, or ``None`` for the whole list.
+        One of ``precision, recall, f1, hit, rr, ap, ndcg, dcg, rprec,
+        bpref, iprec_at_recall, num_ret, num_rel, num_rel_ret``.
+    k : int, float or None
+        The cut-off, or ``None`` for the whole list; for
+        ``iprec_at_recall`` the recall level (a float).
 
     Notes
     -----
@@ -89,7 +109,9 @@ def parse_metric(name: str) -> tuple[str, int | None]:
     ``"map@k"`` is average precision cut at ``k`` (trec_eval ``map_cut_k``);
     its denominator is chosen by ``evaluate(..., denominator=...)``, not by
     the name. ``"mrr@k"`` is reciprocal rank cut at ``k``, which trec_eval's
-    ``recip_rank`` does not offer.
+    ``recip_rank`` does not offer. ``gm_map`` is refused: it is a mean over
+    users, not a value per user; evaluate ``"map"`` and pass the column to
+    :func:`floored_geometric_mean`.
 
     References
     ----------
@@ -102,19 +124,38 @@ def parse_metric(name: str) -> tuple[str, int | None]:
     >>> from metrics_lib import parse_metric
     >>> parse_metric("ndcg@10"), parse_metric("MAP"), parse_metric("P_5")
     (('ndcg', 10), ('ap', None), ('precision', 5))
+    >>> parse_metric("Rprec"), parse_metric("iprec_at_recall_0.50")
+    (('rprec', None), ('iprec_at_recall', 0.5))
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings; got {type(name).__name__} "
                         f"{name!r}")
-    match = _NAME.match(name.strip().lower())
+    lowered = name.strip().lower()
+    iprec = _IPREC.match(lowered)
+    if iprec is not None:
+        level = float(iprec.group("level"))
+        if not 0.0 <= level <= 1.0:
+            raise ValueError(f"metric {name!r}: the recall level must lie in "
+                             "[0, 1]")
+        return "iprec_at_recall", level
+    if lowered in ("gm_map", "gmap"):
+        raise ValueError(f"metric {name!r} is a geometric mean over users, not "
+                         "a value per user: evaluate 'map' and pass the column "
+                         "to metrics_lib.floored_geometric_mean")
+    match = _NAME.match(lowered)
     kind = _KIND.get(match.group("name")) if match else None
     if match and match.group("name") in _REFUSED:
         raise ValueError(f"metric {name!r}: {_REFUSED[match.group('name')]}")
+    if kind == "iprec_at_recall":
+        raise ValueError(f"metric {name!r} needs a recall level, such as "
+                         "'iprec_at_recall_0.50' (one column per level)")
     if kind is None:
         known = ", ".join(sorted({aliases[0] for aliases in _ALIASES.values()}))
         raise ValueError(f"unknown metric {name!r}; use one of {known}, "
                          "optionally with a cut-off such as 'ndcg@10'")
     k = match.group("k")
+    if k is not None and kind in _NO_CUTOFF:
+        raise ValueError(f"metric {name!r}: {kind} takes no cut-off")
     if k is not None:
         k = int(k)
         if k <= 0:
@@ -168,7 +209,12 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         Metric names such as ``"ndcg@10"``, ``"map@100"``, ``"map"``,
         ``"mrr"``, ``"precision@10"``, ``"recall@10"``, ``"hit@10"``,
         ``"f1@10"``, ``"dcg@10"`` (see :func:`parse_metric`). A name without
-        ``@k`` uses the whole list. The names become the result's columns.
+        ``@k`` uses the whole list. trec_eval's ``"rprec"``, ``"bpref"``,
+        ``"iprec_at_recall_0.50"`` (any level in [0, 1]), ``"num_ret"``,
+        ``"num_rel"`` and ``"num_rel_ret"`` are computed per user as
+        :func:`r_precision`, :func:`bpref` and :func:`interpolated_precision`
+        do (for gm_map see :func:`floored_geometric_mean`). The names become
+        the result's columns.
     user_col, item_col : str, default="user", "item"
         Id columns, present in both tables. Ids of one column are integers
         (any numpy, nullable or pyarrow integer dtype, or Python ints in an
@@ -198,7 +244,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     log_base : float, default=2
         Base of the DCG discount.
     empty : {"zero", "nan", "raise"}, default="zero"
-        Value for a user with nothing relevant (DCG is never empty).
+        Value for a user with nothing relevant (DCG and the counts
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty).
     missing : {"zero", "skip"}, default="zero"
         Users in ``truth`` without any recommendation are scored on an empty
         list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
@@ -632,9 +679,14 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
         return out
     table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users,
                       levels=levels)
+    trec = (TrecTable(table.list_len, lengths, hit_rows, hit_grades, truth_code,
+                      grades, n_users)
+            if any(kind in TREC_KINDS for _, kind, _ in options["metrics"]) else None)
     del hit_rows, hit_grades
     for name, kind, k in options["metrics"]:
-        if kind == "dcg":
+        if kind in TREC_KINDS:
+            values, empty_users = trec.measure(kind, k, options["relevance_level"])
+        elif kind == "dcg":
             values, empty_users = table.dcg(k, options["gain"], options["log_base"]), None
         elif kind == "ndcg":
             values, empty_users = table.ndcg(k, options["gain"], options["log_base"],
@@ -760,7 +812,7 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     columns = {}
     for name, kind, k in options["metrics"]:
         result = _concat([part["values"][name][0] for part in parts])
-        empty_users = (None if kind == "dcg"
+        empty_users = (None if kind == "dcg" or kind in NEVER_EMPTY
                        else _concat([part["values"][name][1] for part in parts]))
         if empty_users is not None:
             empty_users &= selected

@@ -16,6 +16,16 @@ in Debian's chromium (headless, driven by Playwright) and checks, page by page:
   repository's branch (read from ``_config.yml``), and the .ipynb download
   link exists (checked with the other links);
 
+* math fits: at 1024, 1366 and 1920 px no display equation is wider than
+  its box, and at 390 px (a phone) the page itself does not scroll sideways;
+* Korean glyphs: every Hangul character on the page is drawn, on a canvas
+  with the page's own font, as a real glyph: not blank and not the box
+  (.notdef) that a missing glyph gives. The browser runs with a fontconfig
+  that offers it only Latin fonts (DejaVu, Liberation), as on a reader's
+  machine without any CJK font, whatever this machine has installed (make
+  pdf installs NanumGothic), so only the book's own web-font subset
+  (``_ext/korean_font.py``) can pass;
+
 then that the search page returns a result for "NDCG". It saves screenshots of
 two chapters (light and dark mode) for a person to look at, and exits 1 with a
 list of every failure.
@@ -31,8 +41,10 @@ import argparse
 import functools
 import http.server
 import json
+import os
 import re
 import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -55,6 +67,9 @@ SCREENSHOT_PAGES = ["book/ndcg.html", "book/precision_recall.html",
                     "book/average_precision.html", "book/rr_mrr.html"]
 SEARCH_TERM = "NDCG"
 PAGE_TIMEOUT_MS = 30_000
+# Widths at which no display equation may overflow its box, and a phone's.
+MATH_WIDTHS = (1024, 1366, 1920)
+PHONE_WIDTH = 390
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -214,6 +229,81 @@ async () => {
 """
 
 
+FIT_SCRIPT = """
+() => {
+  const out = {overflow: [], page_scroll: 0};
+  for (const m of document.querySelectorAll('mjx-container[display="true"]')) {
+    const box = m.closest('.math') || m.parentElement;
+    const inner = m.querySelector('mjx-math') || m;
+    const need = inner.getBoundingClientRect().width, have = box.getBoundingClientRect().width;
+    if (need > have + 1) {
+      const label = (box.id || (box.querySelector('.eqno') || {}).textContent || '').trim();
+      out.overflow.push(`${label || 'unlabelled'} needs ${Math.round(need)} px, box ${Math.round(have)} px`);
+    }
+  }
+  out.page_scroll = document.documentElement.scrollWidth - window.innerWidth;
+  return out;
+}
+"""
+
+# Draws every distinct Hangul character of the page with the font of the
+# element that holds it and compares it with the glyph of a private-use code
+# point, which no font has: equal (or blank) means the reader sees a box.
+KOREAN_SCRIPT = """
+async () => {
+  const hangul = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/g;
+  const seen = new Map();
+  const walker = document.createTreeWalker(document.querySelector('main') || document.body,
+                                           NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const chars = node.textContent.match(hangul);
+    if (!chars) continue;
+    const font = getComputedStyle(node.parentElement).font;
+    for (const ch of chars) if (!seen.has(ch)) seen.set(ch, font);
+  }
+  const out = {count: seen.size, boxes: [], blank: [], errors: []};
+  if (!seen.size) return out;
+  await document.fonts.ready;
+  for (const [ch, font] of seen) {
+    try { await document.fonts.load(font, ch); }
+    catch (e) { if (!out.errors.length) out.errors.push(String(e)); }
+  }
+  const canvas = document.createElement('canvas');
+  canvas.width = 64; canvas.height = 64;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  const draw = (ch, font) => {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.font = font.replace(/\d+(\.\d+)?px/, '40px');
+    ctx.fillStyle = '#000'; ctx.textBaseline = 'top';
+    ctx.fillText(ch, 4, 4);
+    return ctx.getImageData(0, 0, 64, 64).data.join(',');
+  };
+  for (const [ch, font] of seen) {
+    const glyph = draw(ch, font);
+    if (!/[1-9]/.test(glyph.replace(/(^|,)0,0,0,0/g, ''))) { out.blank.push(ch); continue; }
+    if (glyph === draw('\ue000', font)) out.boxes.push(ch);
+  }
+  return out;
+}
+"""
+
+
+# Fonts the browser may use: Latin only, so that a missing Korean web font
+# shows up as boxes even on a machine that has CJK fonts installed.
+LATIN_FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
+
+
+def _latin_only_fontconfig(folder: Path) -> Path:
+    """A fonts.conf that lists the Latin font folders and nothing else."""
+    dirs = "".join(f"  <dir>{d}</dir>\n" for d in LATIN_FONT_DIRS if Path(d).is_dir())
+    conf = folder / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n'
+                    f"<fontconfig>\n{dirs}  <cachedir>{folder / 'cache'}</cachedir>\n"
+                    "</fontconfig>\n", encoding="utf-8")
+    return conf
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("html_dir", nargs="?", default=str(ROOT / "_build" / "html"))
@@ -248,10 +338,13 @@ def main(argv=None) -> int:
     pages = _pages(html_dir)
     current = {"page": "?"}
 
+    fonts_dir = tempfile.TemporaryDirectory(prefix="check_book_fonts_")
+    browser_env = dict(os.environ,
+                       FONTCONFIG_FILE=str(_latin_only_fontconfig(Path(fonts_dir.name))))
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
-                executable_path=CHROMIUM, headless=True,
+                executable_path=CHROMIUM, headless=True, env=browser_env,
                 args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                       "--disable-background-networking", "--disable-component-update",
                       "--no-first-run"])
@@ -313,6 +406,25 @@ def main(argv=None) -> int:
                         if out["mjx"] == 0:
                             fail(rel, "no mjx-container on a page with math")
                 stats["math"] += out["mjx"]
+                if out["mjx"]:
+                    for width in MATH_WIDTHS:
+                        page.set_viewport_size({"width": width, "height": 1000})
+                        fit = page.evaluate(FIT_SCRIPT)
+                        for problem in fit["overflow"]:
+                            fail(rel, f"equation wider than its box at {width} px: {problem}")
+                page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+                fit = page.evaluate(FIT_SCRIPT)
+                if fit["page_scroll"] > 1:
+                    fail(rel, f"the page scrolls sideways by {fit['page_scroll']} px at "
+                         f"{PHONE_WIDTH} px")
+                page.set_viewport_size({"width": 1280, "height": 1000})
+                korean = page.evaluate(KOREAN_SCRIPT)
+                stats["hangul"] += korean["count"]
+                for error in korean["errors"]:
+                    fail(rel, f"a font for the Korean text did not load: {error}")
+                if korean["boxes"] or korean["blank"]:
+                    fail(rel, f"Korean characters drawn as boxes: {''.join(korean['boxes'][:20])!r}, "
+                         f"blank: {''.join(korean['blank'][:20])!r} (of {korean['count']})")
                 stats["images"] += out["images"]
                 for src in out["broken_images"]:
                     fail(rel, f"image did not load: {src}")
@@ -383,12 +495,14 @@ def main(argv=None) -> int:
     finally:
         server.shutdown()
         server.server_close()
+        fonts_dir.cleanup()
 
     elapsed = time.monotonic() - started
     print(f"check_book: {stats['pages']} pages ({stats['notebooks']} notebooks, "
           f"{stats['pages_with_math']} with math, {stats['math']} formulas typeset), "
           f"{stats['images']} images, {stats['links']} internal links, "
           f"{stats['search_results']} search results for {SEARCH_TERM!r}, "
+          f"{stats['hangul']} distinct Hangul characters drawn (summed over pages), "
           f"{stats['external']} requests outside 127.0.0.1, "
           f"{stats['screenshots']} screenshots in {shots_dir} ({elapsed:.0f} s)")
     if failures:

@@ -1,0 +1,92 @@
+"""The printed edition (``make pdf``): solutions at the end of each chapter.
+
+Two adjustments that only the LaTeX builder sees:
+
+- every ``{solution}`` block of a chapter is moved out of the text, into a
+  "Solutions" section at the end of that chapter, so that a reader of the
+  printed book meets each exercise before its answer;
+- sphinx-exercise labels an exercise ``exercise:<label>`` in LaTeX, while a
+  ``{ref}`` to it (the teaching page links every exercise) asks for
+  ``<docname>:<label>``: the second label is added next to the first, so that
+  no reference is left undefined.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+
+
+def _solution_types():
+    try:
+        from sphinx_exercise.nodes import solution_node
+    except ImportError:  # pragma: no cover - the book requires sphinx-exercise
+        return ()
+    return (solution_node,)
+
+
+def _chapter_section(node, docname):
+    """The outermost section of ``docname`` that holds ``node``."""
+    top, parent = None, node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.section):
+            top = parent
+        parent = parent.parent
+        if isinstance(parent, (addnodes.start_of_file, nodes.document)):
+            break
+    chapter = node.parent
+    while chapter.parent is not None and isinstance(chapter.parent, nodes.section) \
+            and chapter.parent.get("docname", docname) == docname:
+        chapter = chapter.parent
+    return chapter if isinstance(chapter, nodes.section) else top
+
+
+def move_solutions(app, doctree, docname):
+    if app.builder.format != "latex":
+        return
+    kinds = _solution_types()
+    if not kinds:
+        return
+    by_chapter = {}
+    for solution in list(doctree.findall(lambda n: isinstance(n, kinds))):
+        chapter = _chapter_section(solution, solution.get("docname"))
+        if chapter is None:
+            continue
+        by_chapter.setdefault(id(chapter), (chapter, []))[1].append(solution)
+    for chapter, solutions in by_chapter.values():
+        name = (solutions[0].get("docname") or "chapter").replace("/", "-")
+        section = nodes.section(ids=[f"solutions-{name}"], names=[])
+        section += nodes.title("", "Solutions")
+        for solution in solutions:
+            solution.parent.remove(solution)
+            section += solution
+        chapter += section
+
+
+def add_exercise_labels(app, exception):
+    if exception is not None or app.builder.format != "latex":
+        return
+    registry = getattr(app.env, "sphinx_exercise_registry", {})
+    for tex in Path(app.outdir).glob("*.tex"):
+        text = tex.read_text(encoding="utf-8")
+
+        def alias(match):
+            label = match.group(1)
+            docname = (registry.get(label) or {}).get("docname")
+            target = f"\\label{{\\detokenize{{{docname}:{label}}}}}"
+            if not docname or target in text:
+                return match.group(0)
+            return match.group(0) + target
+
+        new = re.sub(r"\\label\{exercise:([^}]+)\}", alias, text)
+        if new != text:
+            tex.write_text(new, encoding="utf-8")
+
+
+def setup(app):
+    app.connect("doctree-resolved", move_solutions)
+    app.connect("build-finished", add_exercise_labels)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,136 @@
+"""metrics_lib: evaluation metrics for recommender systems and rankings.
+
+The companion library of the *Ranking Matters* book. Defaults follow
+trec_eval; every other convention in use by other libraries is an explicit
+keyword, so that a number can always be traced to a definition.
+"""
+
+from .classification import (
+    ConfusionMatrix,
+    accuracy,
+    confusion_matrix,
+    f1_score,
+    precision,
+    recall,
+    roc_auc,
+)
+from .datasets import SimulatedWorld, simulate_world
+from .ranking import (
+    average_precision,
+    dcg_at_k,
+    f1_at_k,
+    hit_at_k,
+    mean_average_precision,
+    mean_reciprocal_rank,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank,
+)
+from .ranks import hits_at_k, mean_rank, mean_reciprocal_rank_from_ranks, rank_with_ties
+from .online import (
+    RateEstimate,
+    SampleRatioMismatch,
+    TwoProportionTest,
+    click_through_rate,
+    power_two_proportions,
+    sample_ratio_mismatch,
+    sample_size_per_group,
+    two_proportion_test,
+)
+from .rating import mae, rmse
+from .evaluate import evaluate, parse_metric
+from .trec import read_trec_qrels, read_trec_run
+from .trec_measures import (
+    bpref,
+    floored_geometric_mean,
+    geometric_mean_average_precision,
+    interpolated_precision,
+    r_precision,
+)
+from .beyond import (
+    catalog_coverage,
+    gini_index,
+    intra_list_diversity,
+    novelty,
+    personalization,
+    serendipity,
+)
+from .significance import (
+    BootstrapInterval,
+    PairedTTest,
+    PermutationTest,
+    paired_bootstrap_ci,
+    paired_permutation_test,
+    paired_t_test,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # one ranked list
+    "precision_at_k",
+    "recall_at_k",
+    "f1_at_k",
+    "hit_at_k",
+    "reciprocal_rank",
+    "average_precision",
+    "dcg_at_k",
+    "ndcg_at_k",
+    # one ranked list: trec_eval's other standard measures
+    "r_precision",
+    "bpref",
+    "interpolated_precision",
+    # many users
+    "mean_reciprocal_rank",
+    "mean_average_precision",
+    "geometric_mean_average_precision",
+    "floored_geometric_mean",
+    # one answer per query
+    "mean_rank",
+    "hits_at_k",
+    "mean_reciprocal_rank_from_ranks",
+    "rank_with_ties",
+    # many users from two tables (batch evaluation, TREC files)
+    "evaluate",
+    "parse_metric",
+    "read_trec_run",
+    "read_trec_qrels",
+    # ratings
+    "rmse",
+    "mae",
+    # binary classification
+    "ConfusionMatrix",
+    "confusion_matrix",
+    "accuracy",
+    "precision",
+    "recall",
+    "f1_score",
+    "roc_auc",
+    # online experiments
+    "click_through_rate",
+    "two_proportion_test",
+    "power_two_proportions",
+    "sample_size_per_group",
+    "sample_ratio_mismatch",
+    "RateEstimate",
+    "TwoProportionTest",
+    "SampleRatioMismatch",
+    # a simulated world with known preferences
+    "SimulatedWorld",
+    "simulate_world",
+    # beyond accuracy
+    "catalog_coverage",
+    "gini_index",
+    "intra_list_diversity",
+    "novelty",
+    "serendipity",
+    "personalization",
+    # paired comparison of two recommenders
+    "paired_t_test",
+    "paired_bootstrap_ci",
+    "paired_permutation_test",
+    "PairedTTest",
+    "BootstrapInterval",
+    "PermutationTest",
+]

@@ -1,0 +1,395 @@
+"""Vectorised kernels behind :func:`metrics_lib.evaluate` (numpy only).
+
+The front end (``evaluate.py``) turns two DataFrames into plain arrays in a
+*block layout*: the recommendation rows of one user form one contiguous
+block, blocks are numbered ``0 .. B-1`` in order, and inside a block the rows
+are in rank order (rank 1 first). Users that only appear in the judgements
+get the codes ``B, B+1, ...``. Every function here works on whole arrays:
+there is no Python loop over users. Per-user results come from
+``np.bincount`` over user codes, per-row ranks from block offsets, and the
+(user, item) join from one sort inside each block plus ``np.searchsorted``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "block_starts",
+    "segment_argsort",
+    "in_block_order",
+    "lookup_grades",
+    "grade_levels",
+    "UserTable",
+]
+
+# Padding a ragged layout into a (blocks x longest block) matrix is worth it
+# while the matrix stays within this factor of the number of rows.
+_PAD_FACTOR = 3
+
+
+def block_starts(lengths: np.ndarray) -> np.ndarray:
+    """Offset of the first row of each block."""
+    starts = np.zeros(lengths.size, dtype=np.int64)
+    if lengths.size > 1:
+        np.cumsum(lengths[:-1], out=starts[1:])
+    return starts
+
+
+def segment_argsort(keys: tuple[np.ndarray, ...], lengths: np.ndarray, *,
+                    stable: bool = True) -> np.ndarray:
+    """Permutation that sorts every block by ``keys`` (``np.lexsort`` order).
+
+    The last key is the primary one, as in :func:`numpy.lexsort`; the sort is
+    stable, so rows equal on every key keep their input order. With
+    ``stable=False`` (one key only) the order of equal keys is unspecified,
+    which is faster; then no key may equal the largest value of its dtype. Blocks keep
+    their place. Short blocks of equal (or similar) length are sorted as the
+    rows of a 2-D matrix, which costs O(n log L) for blocks of length L
+    instead of O(n log n) for one global sort.
+    """
+    n = int(lengths.sum())
+    n_blocks = lengths.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = block_starts(lengths)
+    longest = int(lengths.max())
+    if n_blocks * longest <= _PAD_FACTOR * n:
+        if np.all(lengths == longest):
+            matrices = [key.reshape(n_blocks, longest) for key in keys]
+            valid = None
+        else:
+            # Pad every block to the longest one; padding sits after the real
+            # rows and the sort is stable, so real rows stay in front even if
+            # they equal the padding value.
+            row = np.repeat(np.arange(n_blocks), lengths)
+            col = np.arange(n) - starts[row]
+            flat = row * longest + col
+            del row, col
+            matrices = []
+            for key in keys:
+                fill = (np.iinfo(key.dtype).max if key.dtype.kind in "iu"
+                        else np.inf)
+                matrix = np.full(n_blocks * longest, fill, dtype=key.dtype)
+                matrix[flat] = key
+                matrices.append(matrix.reshape(n_blocks, longest))
+            del flat
+            valid = np.arange(longest)[None, :] < lengths[:, None]
+        if len(matrices) == 1:
+            order = np.argsort(matrices[0], axis=1,
+                               kind="stable" if stable else "quicksort")
+        else:
+            order = np.lexsort(matrices, axis=-1)
+        del matrices
+        order += starts[:, None]
+        return order.ravel() if valid is None else order[valid]
+    # Very ragged blocks: one global sort with the block number as primary key.
+    block = np.repeat(np.arange(n_blocks), lengths)
+    return np.lexsort(tuple(keys) + (block,))
+
+
+def in_block_order(values: np.ndarray, descending: bool, item_key: np.ndarray,
+                   ties: str, lengths: np.ndarray) -> bool:
+    """True if every block is already in rank order.
+
+    Rank order: ``values`` descending (scores) or ascending (ranks), and
+    equal values ordered by ``item_key`` as the ``ties`` rule says
+    (``"item_desc"``, ``"item_asc"``, or ``"input"``: any order). Only the
+    pairs of neighbours that are not strictly ordered are looked at twice.
+    """
+    if values.size < 2:
+        return True
+    strict = (values[:-1] > values[1:]) if descending else (values[:-1] < values[1:])
+    suspects = np.flatnonzero(~strict)
+    del strict
+    if suspects.size:
+        block_ends = block_starts(lengths)[1:] - 1
+        suspects = suspects[~np.isin(suspects, block_ends, assume_unique=True)]
+    if not suspects.size:
+        return True
+    if not np.all(values[suspects] == values[suspects + 1]):
+        return False
+    if ties == "input":
+        return True
+    before, after = item_key[suspects], item_key[suspects + 1]
+    return bool(np.all(before > after) if ties == "item_desc" else np.all(before < after))
+
+
+def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndarray,
+                  truth_item_key: np.ndarray, truth_grade: np.ndarray):
+    """The judged recommendation rows and their grades, by an in-block join.
+
+    ``item_key`` holds non-negative integer item keys in block layout;
+    ``truth_code`` the block code of each judgement (codes >= ``len(lengths)``
+    are users without recommendations). Returns ``(hit_rows, hit_grades,
+    dup_row, dup_truth)``: the block-layout indices of the recommendation rows
+    that are judged (in increasing order) and their grades; ``dup_row`` is the index of a recommendation row whose
+    (user, item) pair occurs twice (or -1), ``dup_truth`` the same for the
+    judgements (an index into the truth arrays, or -1).
+    """
+    n = item_key.size
+    n_blocks = lengths.size
+    span = int(max(item_key.max(initial=0), truth_item_key.max(initial=0))) + 1
+    n_codes = int(max(n_blocks, truth_code.max(initial=-1) + 1))
+    if n_codes * span >= 2**62:
+        raise OverflowError("too many (user, item) pairs for 64-bit join keys")
+    # (user code, item key) as one int64: sorted keys sort by user, then item.
+    offsets = np.arange(n_blocks, dtype=np.int64) * span
+    width = int(lengths[0]) if n else 0
+    bits = max(int(width - 1).bit_length(), 1)
+    if n and np.all(lengths == width) and (n_codes * span) << bits < 2**62:
+        # Lists of equal length (a top-k table): sort (item key, column)
+        # pairs packed into one integer along the rows of a matrix. A plain
+        # sort is about twice as fast as an argsort, and the column that
+        # comes back in the low bits locates each sorted key in its list.
+        packed = (item_key.reshape(n_blocks, width) << bits) | np.arange(width)
+        packed.sort(axis=1)
+        column = (packed & ((1 << bits) - 1)).astype(np.min_scalar_type(width))
+        packed >>= bits
+        packed += offsets[:, None]
+        keys = packed.reshape(-1)
+        column = column.reshape(-1)
+
+        def row_of(sorted_position):
+            return (sorted_position // width) * width + column[sorted_position]
+    else:
+        order = segment_argsort((item_key,), lengths, stable=False)
+        keys = item_key[order]
+        keys += np.repeat(offsets, lengths)
+
+        def row_of(sorted_position):
+            return order[sorted_position]
+    del offsets
+    dup_row = -1
+    if n > 1:
+        same = keys[1:] == keys[:-1]
+        if same.any():
+            dup_row = int(row_of(np.argmax(same)))
+        del same
+    truth_keys = truth_code.astype(np.int64) * span + truth_item_key
+    truth_order = np.argsort(truth_keys, kind="stable")
+    truth_keys = truth_keys[truth_order]
+    dup_truth = -1
+    if truth_keys.size > 1:
+        same = truth_keys[1:] == truth_keys[:-1]
+        if same.any():
+            dup_truth = int(truth_order[np.argmax(same)])
+    hit_rows = np.zeros(0, dtype=np.int64)
+    hit_grades = np.zeros(0, dtype=np.float64)
+    if n and truth_keys.size:
+        where = np.searchsorted(keys, truth_keys)
+        found = where < n
+        found[found] = keys[where[found]] == truth_keys[found]
+        hit_rows = row_of(where[found]).astype(np.int64)
+        judgement = truth_order[found]
+        # Back to block layout order (by user, then by rank). Sorting the
+        # row index with the judgement index packed into its low bits is a
+        # plain integer sort, much faster than an argsort.
+        low = max(int(truth_keys.size - 1).bit_length(), 1)
+        if int(n - 1).bit_length() + low <= 63:
+            packed = np.sort((hit_rows << low) | judgement)
+            hit_rows, judgement = packed >> low, packed & ((1 << low) - 1)
+        else:  # pragma: no cover - beyond 2**63 rows and judgements
+            by_row = np.argsort(hit_rows)
+            hit_rows, judgement = hit_rows[by_row], judgement[by_row]
+        hit_grades = truth_grade[judgement]
+    return hit_rows, hit_grades, dup_row, dup_truth
+
+
+def grade_levels(grades: np.ndarray) -> int:
+    """Highest grade if the grades are small integers (<= 64), else -1.
+
+    Small integer grades let :class:`UserTable` compute the ideal DCG by
+    counting instead of sorting. The caller decides once for the whole truth
+    table, so that every chunk of users takes the same path.
+    """
+    top = grades.max(initial=0.0)
+    if top > 64 or not np.all(grades == np.floor(grades)):
+        return -1
+    return int(top)
+
+
+def _first_in_run(codes: np.ndarray) -> np.ndarray:
+    """Mask of the first element of every run of equal (sorted) codes."""
+    first = np.ones(codes.size, dtype=bool)
+    if codes.size > 1:
+        first[1:] = codes[1:] != codes[:-1]
+    return first
+
+
+def _rank_in_run(codes: np.ndarray) -> np.ndarray:
+    """1-based index of each element inside its run of equal codes."""
+    index = np.arange(codes.size)
+    run_start = np.maximum.accumulate(np.where(_first_in_run(codes), index, 0))
+    return index - run_start + 1
+
+
+class UserTable:
+    """Per-user quantities shared by all metrics, computed once.
+
+    Parameters
+    ----------
+    lengths : int array (B,)
+        Recommendation rows per block.
+    hit_rows, hit_grades : arrays
+        Block-layout indices (increasing) of the judged recommendation rows,
+        and their grades.
+    truth_code, truth_grade : arrays (m,)
+        Block code and grade of every judgement.
+    n_users : int
+        Number of user codes (blocks plus users without recommendations).
+    levels : int or None
+        :func:`grade_levels` of the whole truth table (``None``: of
+        ``truth_grade``). Fixing it makes a user's values independent of
+        which other users share the table.
+    """
+
+    def __init__(self, lengths, hit_rows, hit_grades, truth_code, truth_grade,
+                 n_users, levels=None):
+        self.n_users = n_users
+        self.levels = grade_levels(truth_grade) if levels is None else levels
+        self.list_len = np.zeros(n_users, dtype=np.int64)
+        self.list_len[:lengths.size] = lengths
+        # The rows that can score: a positive grade (levels are > 0).
+        positive = hit_grades > 0
+        hit_rows = hit_rows[positive]
+        starts = block_starts(lengths)
+        self.hit_user = np.searchsorted(starts, hit_rows, side="right") - 1
+        self.hit_pos = hit_rows - starts[self.hit_user] + 1
+        self.hit_grade = hit_grades[positive]
+        self.truth_code = truth_code
+        self.truth_grade = truth_grade
+        self.has_positive = np.bincount(truth_code[truth_grade > 0],
+                                        minlength=n_users) > 0
+        self._ideal_pos = None
+        self._n_relevant = {}
+
+    # -- binary relevance -------------------------------------------------
+    def n_relevant(self, level: float) -> np.ndarray:
+        if level not in self._n_relevant:
+            self._n_relevant[level] = np.bincount(
+                self.truth_code[self.truth_grade >= level], minlength=self.n_users)
+        return self._n_relevant[level]
+
+    def _selected(self, k, level):
+        keep = self.hit_grade >= level
+        if k is not None:
+            keep &= self.hit_pos <= k
+        return self.hit_user[keep], self.hit_pos[keep]
+
+    def binary(self, kind: str, k: int | None, level: float, denominator: str):
+        """Values of a binary-relevance metric and the mask of empty users."""
+        n_rel = self.n_relevant(level)
+        users, pos = self._selected(k, level)
+        hits = np.bincount(users, minlength=self.n_users).astype(np.float64)
+        cutoff = self.list_len.astype(np.float64) if k is None else float(k)
+        values = np.zeros(self.n_users, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if kind == "precision":
+                values = np.where(cutoff > 0, hits / cutoff, 0.0)
+            elif kind == "recall":
+                values = hits / n_rel
+            elif kind == "f1":
+                values = np.where(hits > 0, 2.0 * hits / (cutoff + n_rel), 0.0)
+            elif kind == "hit":
+                values = (hits > 0).astype(np.float64)
+            elif kind == "rr":
+                first = _first_in_run(users)
+                values[users[first]] = 1.0 / pos[first]
+            elif kind == "ap":
+                sums = np.bincount(users, weights=_rank_in_run(users) / pos,
+                                   minlength=self.n_users)
+                if denominator == "relevant":
+                    divisor = n_rel.astype(np.float64)
+                elif denominator == "min_k":
+                    divisor = (n_rel.astype(np.float64) if k is None
+                               else np.minimum(n_rel, k).astype(np.float64))
+                else:
+                    divisor = hits
+                values = np.where(hits > 0, sums / divisor, 0.0)
+            else:  # pragma: no cover - the front end only sends known kinds
+                raise ValueError(f"unknown binary metric {kind!r}")
+        empty_users = n_rel == 0
+        return values, empty_users
+
+    # -- graded relevance -------------------------------------------------
+    @staticmethod
+    def _gain(grades, gain):
+        return grades if gain == "linear" else np.exp2(grades) - 1.0
+
+    @staticmethod
+    def _discount(pos, log_base):
+        return np.log(pos + 1.0) / math.log(log_base)
+
+    def dcg(self, k, gain, log_base):
+        keep = slice(None) if k is None else self.hit_pos <= k
+        users, pos, grades = (self.hit_user[keep], self.hit_pos[keep],
+                              self.hit_grade[keep])
+        return np.bincount(users, weights=self._gain(grades, gain)
+                           / self._discount(pos, log_base), minlength=self.n_users)
+
+    def _judged_ideal(self):
+        """Codes, ideal positions and grades of the positive judgements."""
+        if self._ideal_pos is None:
+            positive = self.truth_grade > 0
+            codes = self.truth_code[positive]
+            grades = self.truth_grade[positive]
+            order = np.lexsort((-grades, codes))
+            codes, grades = codes[order], grades[order]
+            self._ideal_pos = (codes, _rank_in_run(codes), grades)
+        return self._ideal_pos
+
+    def _ideal_by_counting(self, k, gain, log_base):
+        """Ideal DCG without sorting, for small integer grades (or None).
+
+        In the ideal list the c(u, g) items of grade g occupy one run of
+        ranks, right after the items of higher grades; a run's discounts sum
+        to a difference of the cumulative discount table.
+        """
+        grades = self.truth_grade
+        levels = self.levels
+        if levels < 0:
+            return None
+        if levels == 0:  # no positive grade anywhere: every ideal DCG is 0
+            return np.zeros(self.n_users)
+        counts = np.bincount(self.truth_code * (levels + 1) + grades.astype(np.int64),
+                             minlength=self.n_users * (levels + 1))
+        counts = counts.reshape(self.n_users, levels + 1)[:, :0:-1]  # grade top..1
+        end = np.cumsum(counts, axis=1)
+        start = end - counts
+        longest = int(end[:, -1].max(initial=0))
+        if k is not None:
+            end, start, longest = np.minimum(end, k), np.minimum(start, k), min(longest, k)
+        table = np.zeros(longest + 1)
+        table[1:] = np.cumsum(1.0 / self._discount(np.arange(1, longest + 1), log_base))
+        gains = self._gain(np.arange(levels, 0, -1, dtype=np.float64), gain)
+        return (gains[None, :] * (table[end] - table[start])).sum(axis=1)
+
+    def ndcg(self, k, gain, log_base, ideal):
+        dcg = self.dcg(k, gain, log_base)
+        ideal_dcg = (self._ideal_by_counting(k, gain, log_base) if ideal == "judged"
+                     else None)
+        if ideal_dcg is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = np.where(ideal_dcg > 0, dcg / ideal_dcg, 0.0)
+            return values, ~self.has_positive
+        if ideal == "judged":
+            codes, pos, grades = self._judged_ideal()
+        else:
+            keep = np.ones(self.hit_pos.size, dtype=bool) if k is None \
+                else self.hit_pos <= k
+            codes, grades = self.hit_user[keep], self.hit_grade[keep]
+            order = np.lexsort((-grades, codes))
+            codes, grades = codes[order], grades[order]
+            pos = _rank_in_run(codes)
+        if k is not None:
+            keep = pos <= k
+            codes, pos, grades = codes[keep], pos[keep], grades[keep]
+        ideal_dcg = np.bincount(codes, weights=self._gain(grades, gain)
+                                / self._discount(pos, log_base),
+                                minlength=self.n_users)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where(ideal_dcg > 0, dcg / ideal_dcg, 0.0)
+        return values, ~self.has_positive

@@ -1,0 +1,634 @@
+"""Batch evaluation of many users at once, from two DataFrames.
+
+:func:`evaluate` is the table-shaped twin of the per-list functions in
+:mod:`metrics_lib.ranking`: it takes every user's recommendations and
+judgements as rows of two DataFrames and returns one row of metric values per
+user, equal to what the per-list functions return for that user. The work is
+done by the vectorised kernels of :mod:`metrics_lib._kernels`; this module
+checks the input and translates ids into integer codes.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
+                       segment_argsort)
+from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
+from ._validation import (
+    check_choice,
+    check_empty,
+    check_frame_columns,
+    check_id_column,
+    check_k,
+    check_n_jobs,
+    check_relevance_level,
+    check_value_column,
+    _as_python_id as _plain,
+)
+from .ranking import AP_DENOMINATORS, GAINS, IDEALS, _check_log_base
+
+__all__ = ["evaluate", "parse_metric", "TIES", "MISSING_POLICIES"]
+
+TIES = ("item_desc", "item_asc", "input")
+MISSING_POLICIES = ("zero", "skip")
+
+# metric kind -> accepted spellings (lower case). trec_eval names are accepted
+# too, so that a trec_eval command line translates word for word.
+_ALIASES = {
+    "precision": ("precision", "p", "prec"),
+    "recall": ("recall", "r"),
+    "f1": ("f1", "f"),
+    "hit": ("hit", "hits", "hr", "hit_rate", "hitrate", "success"),
+    "rr": ("mrr", "rr", "recip_rank", "reciprocal_rank"),
+    "ap": ("map", "ap", "average_precision"),
+    "ndcg": ("ndcg",),
+    "dcg": ("dcg",),
+    # trec_eval's other standard measures (metrics_lib/_trec_kernels.py)
+    "rprec": ("rprec", "r_precision", "r-precision"),
+    "bpref": ("bpref",),
+    "iprec_at_recall": ("iprec_at_recall",),
+    "num_ret": ("num_ret",),
+    "num_rel": ("num_rel",),
+    "num_rel_ret": ("num_rel_ret",),
+}
+_KIND = {alias: kind for kind, aliases in _ALIASES.items() for alias in aliases}
+_NAME = re.compile(r"^(?P<name>[a-z0-9_-]+?)(?:(?:@|_cut_|_)(?P<k>[0-9]+))?$")
+# iprec_at_recall_0.50 (trec_eval's spelling) or iprec_at_recall@0.5: the
+# parameter is a recall level in [0, 1], not a cut-off.
+_IPREC = re.compile(r"^iprec_at_recall(?:_|@)(?P<level>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$")
+# Kinds whose name takes no cut-off (a whole-list measure or a count).
+_NO_CUTOFF = ("rprec", "bpref", "num_ret", "num_rel", "num_rel_ret")
+
+
+def parse_metric(name: str) -> tuple[str, int | float | None]:
+    """Split a metric name such as ``"ndcg@10"`` into ``("ndcg", 10)``.
+
+    Parameters
+    ----------
+    name : str
+        ``<metric>`` or ``<metric>@<k>``. Metrics: ``precision`` (``p``),
+        ``recall``, ``f1``, ``hit`` (``success``, ``hr``), ``mrr`` (``rr``,
+        ``recip_rank``), ``map`` (``ap``), ``ndcg``, ``dcg``. The trec_eval
+        spellings ``P_10``, ``recall_10``, ``success_10``, ``map_cut_10`` and
+        ``ndcg_cut_10`` are accepted as well. Case is ignored.
+        trec_eval's other standard measures, which take no cut-off:
+        ``rprec`` (``r_precision``, ``r-precision``), ``bpref``, ``num_ret``,
+        ``num_rel``, ``num_rel_ret``; and ``iprec_at_recall_<level>``
+        (``iprec_at_recall_0.50``, also ``iprec_at_recall@0.5``), whose
+        parameter is a recall level in ``[0, 1]``.
+
+    Returns
+    -------
+    kind : str
+        One of ``precision, recall, f1, hit, rr, ap, ndcg, dcg, rprec,
+        bpref, iprec_at_recall, num_ret, num_rel, num_rel_ret``.
+    k : int, float or None
+        The cut-off, or ``None`` for the whole list; for
+        ``iprec_at_recall`` the recall level (a float).
+
+    Notes
+    -----
+    ``"map@k"`` is average precision cut at ``k`` (trec_eval ``map_cut_k``);
+    its denominator is chosen by ``evaluate(..., denominator=...)``, not by
+    the name. ``"mrr@k"`` is reciprocal rank cut at ``k``, which trec_eval's
+    ``recip_rank`` does not offer. ``gm_map`` is refused: it is a mean over
+    users, not a value per user; evaluate ``"map"`` and pass the column to
+    :func:`floored_geometric_mean`.
+
+    References
+    ----------
+    .. [1] trec_eval measure names (``P``, ``recall``, ``map_cut``,
+       ``ndcg_cut``, ``recip_rank``, ``success``),
+       https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> from metrics_lib import parse_metric
+    >>> parse_metric("ndcg@10"), parse_metric("MAP"), parse_metric("P_5")
+    (('ndcg', 10), ('ap', None), ('precision', 5))
+    >>> parse_metric("Rprec"), parse_metric("iprec_at_recall_0.50")
+    (('rprec', None), ('iprec_at_recall', 0.5))
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"metric names must be strings; got {type(name).__name__} "
+                        f"{name!r}")
+    lowered = name.strip().lower()
+    iprec = _IPREC.match(lowered)
+    if iprec is not None:
+        level = float(iprec.group("level"))
+        if not 0.0 <= level <= 1.0:
+            raise ValueError(f"metric {name!r}: the recall level must lie in "
+                             "[0, 1]")
+        return "iprec_at_recall", level
+    if lowered in ("gm_map", "gmap"):
+        raise ValueError(f"metric {name!r} is a geometric mean over users, not "
+                         "a value per user: evaluate 'map' and pass the column "
+                         "to metrics_lib.floored_geometric_mean")
+    match = _NAME.match(lowered)
+    kind = _KIND.get(match.group("name")) if match else None
+    if kind == "iprec_at_recall":
+        raise ValueError(f"metric {name!r} needs a recall level, such as "
+                         "'iprec_at_recall_0.50' (one column per level)")
+    if kind is None:
+        known = ", ".join(sorted({aliases[0] for aliases in _ALIASES.values()}))
+        raise ValueError(f"unknown metric {name!r}; use one of {known}, "
+                         "optionally with a cut-off such as 'ndcg@10'")
+    k = match.group("k")
+    if k is not None and kind in _NO_CUTOFF:
+        raise ValueError(f"metric {name!r}: {kind} takes no cut-off")
+    if k is not None:
+        k = int(k)
+        if k <= 0:
+            raise ValueError(f"metric {name!r}: the cut-off must be a positive "
+                             "integer")
+    return kind, k
+
+
+def _parse_metrics(metrics) -> list[tuple[str, str, int | None]]:
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    try:
+        names = list(metrics)
+    except TypeError:
+        raise TypeError("metrics must be a metric name or a list of names; got "
+                        f"{type(metrics).__name__}") from None
+    if not names:
+        raise ValueError("metrics is empty: name at least one metric")
+    parsed, seen = [], set()
+    for name in names:
+        kind, k = parse_metric(name)
+        if name in seen:
+            raise ValueError(f"metric {name!r} is listed twice")
+        seen.add(name)
+        parsed.append((name, kind, k))
+    return parsed
+
+
+def _is_dask(frame) -> bool:
+    module = type(frame).__module__ or ""
+    return module.startswith(("dask.", "dask_expr"))
+
+
+def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item",
+             score_col="score", rank_col=None, relevance_col="relevance",
+             relevance_level=1, denominator="relevant", gain="linear",
+             ideal="judged", log_base=2, empty="zero", missing="zero",
+             ties="item_desc", n_jobs=1):
+    """Ranking metrics for every user, from a recommendations and a truth table.
+
+    Parameters
+    ----------
+    recommendations : pandas.DataFrame or dask.dataframe.DataFrame
+        One row per recommended (user, item) pair, with a ``score_col``
+        (higher is better) or a ``rank_col`` (1 is best). Rows may come in
+        any order; a user's rows need not be contiguous.
+    truth : pandas.DataFrame or dask.dataframe.DataFrame
+        One row per judged (user, item) pair, with a grade in
+        ``relevance_col`` (or none, see below).
+    metrics : str or list of str
+        Metric names such as ``"ndcg@10"``, ``"map@100"``, ``"map"``,
+        ``"mrr"``, ``"precision@10"``, ``"recall@10"``, ``"hit@10"``,
+        ``"f1@10"``, ``"dcg@10"`` (see :func:`parse_metric`). A name without
+        ``@k`` uses the whole list. trec_eval's ``"rprec"``, ``"bpref"``,
+        ``"iprec_at_recall_0.50"`` (any level in [0, 1]), ``"num_ret"``,
+        ``"num_rel"`` and ``"num_rel_ret"`` are computed per user as
+        :func:`r_precision`, :func:`bpref` and :func:`interpolated_precision`
+        do (for gm_map see :func:`floored_geometric_mean`). The names become
+        the result's columns.
+    user_col, item_col : str, default="user", "item"
+        Id columns, present in both tables. Ids of one column must be of one
+        comparable type (all numbers or all strings).
+    score_col : str, default="score"
+        Column of ``recommendations`` with the model score.
+    rank_col : str or None, default=None
+        Use this column of ranks (smaller is better) instead of scores.
+    relevance_col : str or None, default="relevance"
+        Column of ``truth`` with grades (numbers >= 0). ``None`` makes every
+        row of ``truth`` a relevant item of grade 1.
+    relevance_level : float, default=1
+        Minimum grade that counts as relevant for the binary metrics
+        (precision, recall, f1, hit, mrr, map). NDCG and DCG use the grades.
+    denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
+        AP denominator, see :func:`average_precision`.
+    gain : {"linear", "exponential"}, default="linear"
+        DCG gain, see :func:`dcg_at_k`.
+    ideal : {"judged", "retrieved"}, default="judged"
+        NDCG ideal list, see :func:`ndcg_at_k`.
+    log_base : float, default=2
+        Base of the DCG discount.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Value for a user with nothing relevant (DCG and the counts
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty).
+    missing : {"zero", "skip"}, default="zero"
+        Users in ``truth`` without any recommendation are scored on an empty
+        list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
+        trec_eval's default).
+    ties : {"item_desc", "item_asc", "input"}, default="item_desc"
+        Order of items with equal score (or rank): by item id descending,
+        as trec_eval does; ascending; or in the order of the rows of
+        ``recommendations`` (a stable sort).
+    n_jobs : int, default=1
+        Number of threads for the join and the metrics: the users are split
+        into ``n_jobs`` contiguous chunks of about equal numbers of rows,
+        scored in parallel and put back in order. ``-1`` uses
+        ``os.cpu_count()`` threads. The result is identical, bit for bit, to
+        ``n_jobs=1``. Inputs of fewer than 100,000 recommendation rows (50,000
+        per thread) run in the calling thread. Dask input ignores it: Dask
+        schedules the partitions itself.
+
+    Returns
+    -------
+    pandas.DataFrame or dask.dataframe.DataFrame
+        One row per evaluated user (index named ``user_col``, sorted when the
+        ids are sortable) and one float column per metric. ``result.mean()``
+        gives the usual macro averages (it skips the ``nan`` of
+        ``empty="nan"``). For Dask input the result is a lazy Dask
+        DataFrame, partitioned by user; see :mod:`metrics_lib.dask_support`.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, null ids, non-finite scores or grades, negative
+        grades, a (user, item) pair listed twice in either table (the message
+        names the user and the item), unknown metric names, or a user with
+        nothing relevant under ``empty="raise"``.
+    TypeError
+        A table that is not a DataFrame, non-numeric scores or grades, id
+        columns whose types differ between the two tables, or an ``n_jobs``
+        that is not an integer (``ValueError`` if it is 0 or below -1).
+
+    See Also
+    --------
+    ndcg_at_k, average_precision, reciprocal_rank, precision_at_k :
+        the per-list definitions that every value equals.
+    read_trec_run, read_trec_qrels : load TREC files into the two tables.
+
+    Notes
+    -----
+    Conventions are those of the per-list functions, whose defaults follow
+    trec_eval. Three batch-only rules, also trec_eval's:
+
+    - a user who appears only in ``recommendations`` is ignored (there is
+      nothing to compare the list with), so is not in the result;
+    - a user who appears in ``truth`` with no recommendation is scored on an
+      empty list (``missing="zero"``, trec_eval ``-c``);
+    - items with equal scores are ordered by item id, descending. This rule
+      is arbitrary with respect to the model (renaming items changes the
+      scores of tied lists); ``ties="input"`` keeps the order the model
+      emitted instead.
+
+    No Python loop runs over users: the recommendations are grouped by user
+    (free when they already are), sorted by score inside each user only when
+    they are not already, joined with ``truth`` by one sort inside each user
+    and a binary search, and every metric is a ``np.bincount`` over user
+    codes. Time and memory grow linearly with the number of rows.
+
+    Threads (``n_jobs``): about two thirds of the time on a large table is
+    the join, which is numpy sorting and binary search. numpy releases the
+    GIL (Python's global interpreter lock) inside those calls, so chunks of
+    users scored in threads run on separate cores without copying the tables
+    to other processes. Input checks, grouping and the final assembly stay
+    in one thread, so two threads give well under twice the speed; on a
+    table of a few thousand rows, threads cost more than they save.
+    pytrec_eval scores users in one thread and ranx spends most of its time
+    converting the tables in one Python thread (its Numba metric loops do
+    run in parallel), so the benchmark in ``benchmarks/`` reports
+    ``evaluate`` both with ``n_jobs=1`` (one thread, like for like) and with
+    threads.
+
+    References
+    ----------
+    .. [1] trec_eval, https://github.com/usnistgov/trec_eval
+    .. [2] Bassani, "ranx: A Blazing-Fast Python Library for Ranking
+       Evaluation and Comparison", ECIR 2022.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from metrics_lib import evaluate
+    >>> recs = pd.DataFrame({"user": [1, 1, 1, 2, 2],
+    ...                      "item": ["a", "b", "c", "a", "d"],
+    ...                      "score": [0.9, 0.8, 0.1, 0.7, 0.6]})
+    >>> truth = pd.DataFrame({"user": [1, 1, 2, 3],
+    ...                       "item": ["b", "c", "d", "a"],
+    ...                       "relevance": [1, 2, 1, 1]})
+    >>> result = evaluate(recs, truth, ["precision@2", "mrr", "ndcg@3"])
+    >>> result.round(4)
+          precision@2  mrr  ndcg@3
+    user
+    1             0.5  0.5  0.6199
+    2             0.5  0.5  0.6309
+    3             0.0  0.0  0.0000
+    >>> result.mean().round(4)
+    precision@2    0.3333
+    mrr            0.3333
+    ndcg@3         0.4169
+    dtype: float64
+    """
+    options = _check_options(metrics, relevance_level, denominator, gain, ideal,
+                             log_base, empty, missing, ties)
+    n_jobs = check_n_jobs(n_jobs)
+    if _is_dask(recommendations) or _is_dask(truth):
+        from .dask_support import evaluate_dask
+
+        return evaluate_dask(recommendations, truth, options, user_col=user_col,
+                             item_col=item_col, score_col=score_col,
+                             rank_col=rank_col, relevance_col=relevance_col)
+    return _evaluate_frames(recommendations, truth, options, user_col=user_col,
+                            item_col=item_col, score_col=score_col,
+                            rank_col=rank_col, relevance_col=relevance_col,
+                            n_jobs=n_jobs)
+
+
+def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
+                   empty, missing, ties) -> dict:
+    return {
+        "metrics": _parse_metrics(metrics),
+        "relevance_level": check_relevance_level(relevance_level),
+        "denominator": check_choice("denominator", denominator, AP_DENOMINATORS),
+        "gain": check_choice("gain", gain, GAINS),
+        "ideal": check_choice("ideal", ideal, IDEALS),
+        "log_base": _check_log_base(log_base),
+        "empty": check_empty(empty),
+        "missing": check_choice("missing", missing, MISSING_POLICIES),
+        "ties": check_choice("ties", ties, TIES),
+    }
+
+
+def _item_keys(rec_items: pd.Series, truth_items: pd.Series):
+    """Non-negative int64 keys that order items as their ids do.
+
+    Returns ``(rec_keys, truth_keys, decode)`` where ``decode(key)`` gives
+    back the id (for error messages).
+    """
+    if (pd.api.types.is_integer_dtype(rec_items.dtype)
+            and pd.api.types.is_integer_dtype(truth_items.dtype)
+            and not pd.api.types.is_unsigned_integer_dtype(rec_items.dtype)
+            and not pd.api.types.is_unsigned_integer_dtype(truth_items.dtype)):
+        rec = rec_items.to_numpy(dtype=np.int64)
+        tru = truth_items.to_numpy(dtype=np.int64)
+        low = min(rec.min(initial=0), tru.min(initial=0))
+        if low < 0:
+            rec, tru = rec - low, tru - low
+        return rec, tru, (lambda key: int(key) + min(int(low), 0))
+    both = pd.concat([rec_items, truth_items], ignore_index=True)
+    try:
+        codes, uniques = pd.factorize(both, sort=True)
+    except TypeError:
+        raise TypeError(f"{rec_items.name!r} ids must be of one comparable type "
+                        "(all numbers or all strings) so that ties can be "
+                        "ordered by id") from None
+    codes = codes.astype(np.int64, copy=False)
+    return codes[:rec_items.size], codes[rec_items.size:], (lambda key: uniques[key])
+
+
+def _group_by_user(users: pd.Series):
+    """Block users, block lengths and the permutation that groups the rows.
+
+    The permutation is ``None`` when each user's rows are already
+    contiguous, which the common output of a recommender (one block per
+    user) is; checking that costs one comparison per row.
+    """
+    n = len(users)
+    if pd.api.types.is_numeric_dtype(users.dtype) and n:
+        ids = users.to_numpy()
+        starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+        block_users = pd.Index(ids[np.r_[0, starts]])
+        if block_users.is_unique:
+            lengths = np.diff(np.r_[0, starts, n]).astype(np.int64)
+            return block_users, lengths, None
+    codes, block_users = pd.factorize(users)
+    lengths = np.bincount(codes, minlength=block_users.size).astype(np.int64)
+    order = None
+    if codes.size > 1 and np.any(codes[1:] < codes[:-1]):
+        order = np.argsort(codes, kind="stable")
+    return pd.Index(block_users), lengths, order
+
+
+# Below this many recommendation rows per thread, a thread costs more than it
+# saves: the input is scored in the calling thread.
+_MIN_ROWS_PER_THREAD = 50_000
+
+
+def _concat(arrays):
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
+def _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades, *, n_extra,
+                  n_jobs):
+    """Split the block layout into contiguous chunks of users.
+
+    Returns one tuple ``(rec_keys, lengths, truth_code, truth_keys, grades,
+    n_users, row_offset, truth_index)`` per chunk: the chunk's arrays with user
+    codes counted from 0, where ``row_offset`` and ``truth_index`` (an offset
+    when the chunk's judgements are a slice, else their indices) map its row
+    and judgement indices back. Chunks hold
+    about equal numbers of recommendation rows and keep the users' order;
+    users without recommendations (codes from ``len(lengths)`` on) go with
+    the last chunk. A single chunk is the input itself, untouched.
+    """
+    n_blocks = lengths.size
+    n_chunks = min(n_jobs, n_blocks, rec_keys.size // _MIN_ROWS_PER_THREAD)
+    if n_chunks <= 1:
+        return [(rec_keys, lengths, truth_code, truth_keys, grades,
+                 n_blocks + n_extra, 0, 0)]
+    # The join keys must fit for the whole table, as without chunks.
+    span = int(max(rec_keys.max(initial=0), truth_keys.max(initial=0))) + 1
+    if (n_blocks + n_extra) * span >= 2**62:
+        raise OverflowError("too many (user, item) pairs for 64-bit join keys")
+    ends = np.cumsum(lengths)
+    targets = rec_keys.size * np.arange(1, n_chunks) / n_chunks
+    cuts = np.unique(np.searchsorted(ends, targets, side="left") + 1)
+    bounds = np.r_[0, cuts[cuts < n_blocks], n_blocks]
+    # Judgements grouped by user in block order (the usual case) split into
+    # slices; otherwise each chunk gathers its own, in their original order.
+    grouped = truth_code.size < 2 or bool(np.all(truth_code[1:] >= truth_code[:-1]))
+    if grouped:
+        truth_bounds = np.r_[0, np.searchsorted(truth_code, bounds[1:-1]),
+                             truth_code.size]
+    else:
+        owner = np.searchsorted(bounds[1:-1], truth_code, side="right")
+    chunks = []
+    for j in range(bounds.size - 1):
+        first, stop = int(bounds[j]), int(bounds[j + 1])
+        row_start = int(ends[first - 1]) if first else 0
+        row_stop = int(ends[stop - 1])
+        if grouped:
+            index = slice(int(truth_bounds[j]), int(truth_bounds[j + 1]))
+            mapping = index.start
+        else:
+            index = mapping = np.flatnonzero(owner == j)
+        last = j == bounds.size - 2
+        chunks.append((rec_keys[row_start:row_stop], lengths[first:stop],
+                       truth_code[index] - first, truth_keys[index], grades[index],
+                       stop - first + (n_extra if last else 0), row_start, mapping))
+    return chunks
+
+
+def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
+                 row_offset, truth_index, *, levels, options):
+    """Join and metric values of one chunk of users (runs in a worker thread).
+
+    Returns a dict with the first duplicate recommendation row and judgement
+    (global indices, or -1; the values are skipped when there is one) and,
+    per metric name, ``(values, empty_users)`` over the chunk's user codes.
+    """
+    hit_rows, hit_grades, dup_row, dup_truth = lookup_grades(
+        rec_keys, lengths, truth_code, truth_keys, grades)
+    out = {"dup_row": dup_row + row_offset if dup_row >= 0 else -1,
+           "dup_truth": (-1 if dup_truth < 0
+                         else dup_truth + truth_index if np.isscalar(truth_index)
+                         else int(truth_index[dup_truth])),
+           "values": {}}
+    if dup_row >= 0 or dup_truth >= 0:
+        return out
+    table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users,
+                      levels=levels)
+    trec = (TrecTable(table.list_len, lengths, hit_rows, hit_grades, truth_code,
+                      grades, n_users)
+            if any(kind in TREC_KINDS for _, kind, _ in options["metrics"]) else None)
+    del hit_rows, hit_grades
+    for name, kind, k in options["metrics"]:
+        if kind in TREC_KINDS:
+            values, empty_users = trec.measure(kind, k, options["relevance_level"])
+        elif kind == "dcg":
+            values, empty_users = table.dcg(k, options["gain"], options["log_base"]), None
+        elif kind == "ndcg":
+            values, empty_users = table.ndcg(k, options["gain"], options["log_base"],
+                                             options["ideal"])
+        else:
+            values, empty_users = table.binary(kind, k, options["relevance_level"],
+                                               options["denominator"])
+        out["values"][name] = (values, empty_users)
+    return out
+
+
+def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
+                     score_col, rank_col, relevance_col, n_jobs=1):
+    """The pandas path of :func:`evaluate` (options already checked)."""
+    rec_value_col = score_col if rank_col is None else rank_col
+    check_frame_columns("recommendations", recommendations,
+                        [user_col, item_col, rec_value_col])
+    truth_cols = [user_col, item_col] + ([] if relevance_col is None
+                                         else [relevance_col])
+    check_frame_columns("truth", truth, truth_cols,
+                        hint=None if relevance_col is None else
+                        "pass relevance_col=None if every row of truth is a "
+                        "relevant item of grade 1")
+    rec_users = check_id_column("recommendations", recommendations[user_col])
+    rec_items = check_id_column("recommendations", recommendations[item_col])
+    truth_users = check_id_column("truth", truth[user_col])
+    truth_items = check_id_column("truth", truth[item_col])
+    for column in (user_col, item_col):
+        a, b = recommendations[column].dtype, truth[column].dtype
+        if pd.api.types.is_numeric_dtype(a) != pd.api.types.is_numeric_dtype(b):
+            raise TypeError(
+                f"column {column!r} holds {a} ids in recommendations but {b} ids "
+                "in truth; ids must be of the same kind in both tables or "
+                "nothing would match")
+    values = check_value_column("recommendations", recommendations[rec_value_col])
+    if relevance_col is None:
+        grades = np.ones(len(truth), dtype=np.float64)
+    else:
+        grades = check_value_column("truth", truth[relevance_col], minimum=0.0)
+
+    # 1. Group the recommendations by user: blocks 0..B-1 in first-seen order.
+    rec_keys, truth_keys, decode_item = _item_keys(rec_items, truth_items)
+    block_users, lengths, order = _group_by_user(rec_users)
+    if order is not None:
+        rec_keys, values = rec_keys[order], values[order]
+    del order
+
+    # 2. Rank order inside each block: score (or rank), then the tie rule.
+    ties = options["ties"]
+    descending = rank_col is None
+    if not in_block_order(values, descending, rec_keys, ties, lengths):
+        primary = -values if descending else values
+        if ties == "input":
+            sort_keys = (primary,)
+        else:
+            sort_keys = ((rec_keys.max(initial=0) - rec_keys
+                          if ties == "item_desc" else rec_keys), primary)
+        within = segment_argsort(sort_keys, lengths)
+        del primary, sort_keys
+        rec_keys = rec_keys[within]
+        del within
+    del values
+
+    # 3. Code the judged users: blocks first, then users never recommended.
+    truth_code = pd.Index(block_users).get_indexer(truth_users)
+    unseen = truth_code < 0
+    extra_users = block_users[:0]
+    if unseen.any():
+        extra_codes, extra_users = pd.factorize(truth_users[unseen])
+        truth_code[unseen] = block_users.size + extra_codes
+    truth_code = truth_code.astype(np.int64, copy=False)
+    n_users = block_users.size + extra_users.size
+    user_ids = pd.Index(block_users).append(pd.Index(extra_users))
+
+    # 4. Join and per-user values, by contiguous chunks of users (one per
+    #    thread). Every user's values depend on that user's rows only, so
+    #    chunking cannot change them.
+    levels = grade_levels(grades)
+    chunks = _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades,
+                           n_extra=extra_users.size, n_jobs=n_jobs)
+    if len(chunks) == 1:
+        parts = [_score_chunk(*chunks[0], levels=levels, options=options)]
+    else:
+        with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+            parts = list(pool.map(
+                lambda chunk: _score_chunk(*chunk, levels=levels, options=options),
+                chunks))
+    del chunks
+    for part in parts:  # the first duplicate in user order, as one pass finds
+        if part["dup_row"] >= 0:
+            dup_row = part["dup_row"]
+            block = int(np.searchsorted(np.cumsum(lengths), dup_row, side="right"))
+            raise ValueError(
+                f"recommendations lists item {_plain(decode_item(rec_keys[dup_row]))!r} "
+                f"twice for user {_plain(user_ids[block])!r}; each (user, item) pair "
+                "may appear once (drop_duplicates before evaluating)")
+    for part in parts:
+        if part["dup_truth"] >= 0:
+            dup_truth = part["dup_truth"]
+            raise ValueError(
+                f"truth judges item {_plain(decode_item(truth_keys[dup_truth]))!r} twice "
+                f"for user {_plain(user_ids[truth_code[dup_truth]])!r}; each (user, "
+                "item) pair may appear once")
+    del rec_keys
+
+    # 5. Empty users and the users to report, over all chunks at once.
+    selected = np.bincount(truth_code, minlength=n_users) > 0
+    if options["missing"] == "skip":
+        selected[block_users.size:] = False
+    columns = {}
+    for name, kind, k in options["metrics"]:
+        result = _concat([part["values"][name][0] for part in parts])
+        empty_users = (None if kind == "dcg" or kind in NEVER_EMPTY
+                       else _concat([part["values"][name][1] for part in parts]))
+        if empty_users is not None:
+            empty_users &= selected
+            if empty_users.any():
+                if options["empty"] == "raise":
+                    user = _plain(user_ids[int(np.argmax(empty_users))])
+                    what = ("no judged item with a positive grade" if kind == "ndcg"
+                            else "no item at or above relevance_level")
+                    raise ValueError(f"{name}: user {user!r} has {what}, and "
+                                     "empty='raise' was requested")
+                result[empty_users] = 0.0 if options["empty"] == "zero" else np.nan
+        columns[name] = result[selected]
+    del parts
+
+    ids = user_ids[selected]
+    frame = pd.DataFrame(columns, index=ids.rename(user_col))
+    frame.columns.name = None
+    try:
+        frame = frame.iloc[np.argsort(ids.to_numpy(), kind="stable")]
+    except TypeError:  # ids of mixed types: keep first-seen order
+        pass
+    return frame

@@ -1,0 +1,673 @@
+"""Metrics of one ranked list: precision, recall, F1, hit, RR, AP, DCG, NDCG.
+
+Each function takes the same three inputs:
+
+``recommended``
+    item ids in rank order (``recommended[0]`` is rank 1);
+``relevant``
+    the judged items: a collection of ids (binary relevance) or a mapping
+    ``id -> grade`` (graded relevance, grades >= 0);
+``k``
+    a positive cut-off, or ``None`` for the whole list.
+
+Defaults follow trec_eval, so that numbers can be checked against the tool
+that most papers report. Every other convention in use is a keyword.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import (
+    check_choice,
+    check_empty,
+    check_k,
+    check_parallel_lists,
+    check_real,
+    check_recommended,
+    check_relevance_level,
+    check_relevant,
+    handle_empty,
+)
+
+__all__ = [
+    "precision_at_k",
+    "recall_at_k",
+    "f1_at_k",
+    "hit_at_k",
+    "reciprocal_rank",
+    "average_precision",
+    "dcg_at_k",
+    "ndcg_at_k",
+    "mean_reciprocal_rank",
+    "mean_average_precision",
+]
+
+AP_DENOMINATORS = ("relevant", "min_k", "retrieved")
+GAINS = ("linear", "exponential")
+IDEALS = ("judged", "retrieved")
+
+
+def _binary_inputs(recommended, relevant, k, relevance_level, empty):
+    """Validate and return (hits in the top k as a bool array, |R|, k used).
+
+    ``k`` used is the cut-off itself, or the list length when ``k`` is None.
+    """
+    items = check_recommended(recommended)
+    grades = check_relevant(relevant)
+    k = check_k(k)
+    level = check_relevance_level(relevance_level)
+    check_empty(empty)
+    relevant_ids = {item for item, grade in grades.items() if grade >= level}
+    cutoff = len(items) if k is None else k
+    hits = np.fromiter((item in relevant_ids for item in items[:cutoff]),
+                       dtype=bool, count=min(cutoff, len(items)))
+    return hits, len(relevant_ids), cutoff
+
+
+def _no_relevant(empty: str) -> float:
+    return handle_empty(empty, "relevant has no item at or above relevance_level")
+
+
+def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
+                   empty="zero"):
+    """Fraction of the top ``k`` recommendations that are relevant.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first. Ids must be unique.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades (>= 0).
+    k : int or None, default=None
+        Cut-off. ``None`` uses the whole list, so the denominator is
+        ``len(recommended)``.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        What to return when no item is relevant: ``0.0`` (trec_eval),
+        ``nan`` (leave the user out of a later ``nanmean``), or raise a
+        ``ValueError``.
+
+    Returns
+    -------
+    float
+        Precision in ``[0, 1]``.
+
+    See Also
+    --------
+    recall_at_k, f1_at_k, hit_at_k
+
+    Notes
+    -----
+    :math:`P@k = |\\{\\text{relevant in top } k\\}| / k`. As in trec_eval's
+    ``P_k``, the denominator is ``k`` even when fewer than ``k`` items were
+    recommended: the missing slots count as non-relevant. Libraries that
+    divide by the list length instead (torchmetrics ``adaptive_k=True``)
+    reward short lists.
+
+    References
+    ----------
+    .. [1] Manning, Raghavan and Schütze, *Introduction to Information
+       Retrieval*, Cambridge University Press, 2008, ch. 8.
+    .. [2] trec_eval, measure ``P``, https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> from metrics_lib import precision_at_k
+    >>> precision_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3)
+    0.6666666666666666
+    >>> precision_at_k(["a"], {"a"}, k=2)  # short list: divides by k
+    0.5
+    """
+    hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
+                                              relevance_level, empty)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    if cutoff == 0:  # k=None on an empty list: nothing recommended, nothing right
+        return 0.0
+    return float(hits.sum() / cutoff)
+
+
+def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+    """Fraction of the relevant items that appear in the top ``k``.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first. Ids must be unique.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Result when no item is relevant (the ratio is 0/0).
+
+    Returns
+    -------
+    float
+        Recall in ``[0, 1]``.
+
+    See Also
+    --------
+    precision_at_k, hit_at_k
+
+    Notes
+    -----
+    :math:`R@k = |\\{\\text{relevant in top } k\\}| / |R|`, the denominator
+    being all relevant items (trec_eval ``recall_k``, ranx, RecBole,
+    Microsoft Recommenders). Some metric-learning code divides by
+    ``min(k, |R|)`` ("capped recall") so that a perfect list scores 1 even
+    when ``|R| > k``.
+
+    References
+    ----------
+    .. [1] trec_eval, measure ``recall``, https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> from metrics_lib import recall_at_k
+    >>> recall_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3)
+    0.5
+    """
+    hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
+                                         relevance_level, empty)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    return float(hits.sum() / n_relevant)
+
+
+def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+    """Harmonic mean of precision@k and recall@k.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Result when no item is relevant.
+
+    Returns
+    -------
+    float
+        F1 in ``[0, 1]``; 0 when there is no hit.
+
+    See Also
+    --------
+    precision_at_k, recall_at_k
+
+    Notes
+    -----
+    :math:`F1@k = 2 P R / (P + R)` with ``P`` and ``R`` as in
+    :func:`precision_at_k` and :func:`recall_at_k` (both trec_eval style).
+    Equivalently ``2 * hits / (k + |R|)``.
+
+    References
+    ----------
+    .. [1] van Rijsbergen, *Information Retrieval*, 2nd ed., 1979, ch. 7.
+
+    Examples
+    --------
+    >>> from metrics_lib import f1_at_k
+    >>> round(f1_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3), 4)
+    0.5714
+    """
+    hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
+                                              relevance_level, empty)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    n_hits = int(hits.sum())
+    if n_hits == 0:
+        return 0.0
+    return float(2 * n_hits / (cutoff + n_relevant))
+
+
+def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+    """1.0 if at least one relevant item is in the top ``k``, else 0.0.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Result when no item is relevant.
+
+    Returns
+    -------
+    float
+        0.0 or 1.0. Its mean over users is the "hit rate".
+
+    See Also
+    --------
+    hits_at_k : the same quantity from the rank of a single answer.
+
+    Notes
+    -----
+    Also called HR@k or Success@k (trec_eval ``success_k``). It is not
+    recall: with ten relevant items, one hit already gives 1.
+
+    References
+    ----------
+    .. [1] trec_eval, measure ``success``, https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> from metrics_lib import hit_at_k
+    >>> hit_at_k(["x", "y", "a"], {"a"}, k=2), hit_at_k(["x", "y", "a"], {"a"}, k=3)
+    (0.0, 1.0)
+    """
+    hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
+                                         relevance_level, empty)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    return 1.0 if hits.any() else 0.0
+
+
+def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
+                    empty="zero"):
+    """One over the rank of the first relevant item in the top ``k``.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; a first hit below rank ``k`` scores 0.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Result when no item is relevant.
+
+    Returns
+    -------
+    float
+        ``1 / rank`` of the first hit, or 0.0 when there is none.
+
+    See Also
+    --------
+    mean_reciprocal_rank, mean_reciprocal_rank_from_ranks
+
+    Notes
+    -----
+    Equals trec_eval's ``recip_rank`` (without a cut-off). Only the first hit
+    counts; the rest of the list is ignored.
+
+    References
+    ----------
+    .. [1] Voorhees, "The TREC-8 Question Answering Track Report", TREC 1999.
+
+    Examples
+    --------
+    >>> from metrics_lib import reciprocal_rank
+    >>> reciprocal_rank(["A", "B", "C", "L", "Y"], {"C", "K", "B", "Z"}, k=5)
+    0.5
+    """
+    hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
+                                         relevance_level, empty)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    positions = np.flatnonzero(hits)
+    return float(1.0 / (positions[0] + 1)) if positions.size else 0.0
+
+
+def average_precision(recommended, relevant, k=None, *, denominator="relevant",
+                      relevance_level=1, empty="zero"):
+    """Mean of precision@i over the ranks ``i <= k`` that hold a relevant item.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
+        What the sum of precisions is divided by:
+
+        - ``"relevant"``: all relevant items, ``|R|`` (trec_eval ``map`` and
+          ``map_cut_k``, ranx, ir-measures, Recommenders ``map``);
+        - ``"min_k"``: ``min(k, |R|)`` (Recommenders ``map_at_k``, RecBole,
+          ml_metrics ``apk``); with ``k=None`` this is ``|R|``;
+        - ``"retrieved"``: the relevant items found in the top ``k``
+          (torchmetrics ``RetrievalMAP(top_k)``, recmetrics ``mapk``).
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Result when no item is relevant.
+
+    Returns
+    -------
+    float
+        AP in ``[0, 1]``.
+
+    See Also
+    --------
+    mean_average_precision, precision_at_k
+
+    Notes
+    -----
+    .. math:: AP@k = \\frac{1}{D} \\sum_{i=1}^{k} P@i \\cdot rel_i
+
+    For the same list the three denominators are ordered:
+    ``relevant <= min_k <= retrieved``. Only ``"relevant"`` penalises a
+    list for the relevant items it never shows.
+
+    References
+    ----------
+    .. [1] Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
+       Information Retrieval*, MIT Press, 2005.
+    .. [2] Microsoft Recommenders, ``python_evaluation.map_at_k``.
+
+    Examples
+    --------
+    >>> from metrics_lib import average_precision
+    >>> ranking, rel = ["A", "x", "B", "y", "z"], {"A", "B", "C", "D"}
+    >>> round(average_precision(ranking, rel, k=3), 4)
+    0.4167
+    >>> round(average_precision(ranking, rel, k=3, denominator="min_k"), 4)
+    0.5556
+    >>> round(average_precision(ranking, rel, k=3, denominator="retrieved"), 4)
+    0.8333
+    """
+    check_choice("denominator", denominator, AP_DENOMINATORS)
+    hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
+                                              relevance_level, empty)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    n_hits = int(hits.sum())
+    if n_hits == 0:
+        return 0.0
+    ranks = np.flatnonzero(hits) + 1
+    precision_at_hits = np.arange(1, n_hits + 1) / ranks
+    if denominator == "relevant":
+        divisor = n_relevant
+    elif denominator == "min_k":
+        divisor = n_relevant if k is None else min(cutoff, n_relevant)
+    else:
+        divisor = n_hits
+    return float(precision_at_hits.sum() / divisor)
+
+
+def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
+    return grades if gain == "linear" else np.exp2(grades) - 1.0
+
+
+def _discounted_sum(gains: np.ndarray, log_base: float) -> float:
+    # rank i (1-based) is discounted by log_base(i + 1)
+    discounts = np.log(np.arange(2, gains.size + 2)) / math.log(log_base)
+    return float(np.sum(gains / discounts))
+
+
+def _check_log_base(log_base) -> float:
+    return check_real("log_base", log_base, low=1, low_open=True)
+
+
+def _graded_inputs(recommended, relevant, k, gain, empty, log_base):
+    items = check_recommended(recommended)
+    grades = check_relevant(relevant)
+    k = check_k(k)
+    check_choice("gain", gain, GAINS)
+    check_empty(empty)
+    base = _check_log_base(log_base)
+    cutoff = len(items) if k is None else k
+    top = np.array([grades.get(item, 0.0) for item in items[:cutoff]], dtype=float)
+    return top, grades, k, base
+
+
+def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
+    """Discounted cumulative gain of the top ``k`` items.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Judged ids with grades (a plain collection means grade 1 each).
+        Items not in ``relevant`` have grade 0.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    gain : {"linear", "exponential"}, default="linear"
+        ``"linear"`` uses the grade itself (trec_eval, ranx ``ndcg``,
+        scikit-learn); ``"exponential"`` uses ``2**grade - 1`` (Burges et al.,
+        ranx ``ndcg_burges``). They agree on binary grades.
+    log_base : float, default=2
+        Base of the logarithm in the discount ``log(rank + 1)``. Microsoft
+        Recommenders uses ``e``. DCG depends on it; NDCG does not.
+
+    Returns
+    -------
+    float
+        DCG (>= 0, unbounded).
+
+    See Also
+    --------
+    ndcg_at_k
+
+    Notes
+    -----
+    .. math:: DCG@k = \\sum_{i=1}^{k} \\frac{g(rel_i)}{\\log_b(i + 1)}
+
+    References
+    ----------
+    .. [1] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
+       techniques", ACM TOIS 20(4), 2002.
+    .. [2] Burges et al., "Learning to rank using gradient descent", ICML 2005.
+
+    Examples
+    --------
+    >>> from metrics_lib import dcg_at_k
+    >>> grades = {"C": 3, "A": 3, "B": 2, "E": 2, "D": 1}
+    >>> round(dcg_at_k(["E", "A", "C", "D", "B"], grades, k=5), 4)
+    6.5972
+    """
+    top, _, _, base = _graded_inputs(recommended, relevant, k, gain, "zero", log_base)
+    return _discounted_sum(_gains(top, gain), base)
+
+
+def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
+              log_base=2, empty="zero"):
+    """DCG of the list divided by the DCG of an ideal list (in ``[0, 1]``).
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Judged ids with grades; unlisted items have grade 0.
+    k : int or None, default=None
+        Cut-off for both the list and the ideal list. ``None`` scores the
+        whole list against the whole ideal list (trec_eval ``ndcg``).
+    gain : {"linear", "exponential"}, default="linear"
+        See :func:`dcg_at_k`.
+    ideal : {"judged", "retrieved"}, default="judged"
+        ``"judged"`` sorts *all* judged grades (trec_eval, ranx,
+        scikit-learn, RecBole, Recommenders). ``"retrieved"`` re-sorts only
+        the grades of the recommended top ``k``; it ignores relevant items
+        the list missed and so overstates quality. It is offered to
+        reproduce published numbers that use it, not as a recommendation.
+    log_base : float, default=2
+        Base of the discount logarithm (cancels in the ratio).
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Result when no judged item has a positive grade (ideal DCG is 0).
+
+    Returns
+    -------
+    float
+        NDCG in ``[0, 1]``.
+
+    See Also
+    --------
+    dcg_at_k
+
+    Notes
+    -----
+    With ``ideal="retrieved"`` and relevant items that exist but none of which
+    was retrieved, the ideal DCG is 0 as well; the result is then 0.0 (the
+    list found nothing), not the ``empty`` policy, which is reserved for
+    users with nothing relevant at all.
+
+    References
+    ----------
+    .. [1] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
+       techniques", ACM TOIS 20(4), 2002.
+    .. [2] Wang et al., "A theoretical analysis of NDCG type ranking
+       measures", COLT 2013.
+
+    Examples
+    --------
+    >>> from metrics_lib import ndcg_at_k
+    >>> grades = {"parasite": 5, "gangster": 3, "avatar": 4, "tenet": 5}
+    >>> ranking = ["sector7", "gangster", "parasite"]
+    >>> round(ndcg_at_k(ranking, grades, k=3), 4)
+    0.4326
+    >>> round(ndcg_at_k(ranking, grades, k=3, ideal="retrieved"), 4)
+    0.6373
+    """
+    check_choice("ideal", ideal, IDEALS)
+    top, grades, k, base = _graded_inputs(recommended, relevant, k, gain, empty,
+                                          log_base)
+    judged = np.array(sorted(grades.values(), reverse=True), dtype=float)
+    if not np.any(judged > 0):
+        return handle_empty(empty, "relevant has no item with a positive grade")
+    if ideal == "judged":
+        ideal_grades = judged if k is None else judged[:k]
+    else:
+        ideal_grades = np.sort(top)[::-1]
+    ideal_dcg = _discounted_sum(_gains(ideal_grades, gain), base)
+    if ideal_dcg == 0.0:
+        return 0.0
+    return _discounted_sum(_gains(top, gain), base) / ideal_dcg
+
+
+def _mean_over_users(metric, recommended_lists, relevant_lists, **kwargs):
+    recs, rels = check_parallel_lists(recommended_lists, relevant_lists)
+    values = []
+    for user, (rec, rel) in enumerate(zip(recs, rels)):
+        try:
+            values.append(metric(rec, rel, **kwargs))
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"user {user}: {error}") from None
+    values = np.array(values, dtype=float)
+    if np.all(np.isnan(values)):
+        return math.nan
+    return float(np.nanmean(values))
+
+
+def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
+                         relevance_level=1, empty="zero"):
+    """Mean of :func:`reciprocal_rank` over users.
+
+    Parameters
+    ----------
+    recommended_lists : sequence of sequences
+        One ranked list per user.
+    relevant_lists : sequence of collections or mappings
+        One relevance judgement per user, aligned with ``recommended_lists``.
+    k : int or None, default=None
+        Cut-off applied to every list.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Users with nothing relevant count as 0 (``"zero"``, trec_eval), are
+        left out of the mean (``"nan"``), or raise. If every user is left
+        out the result is ``nan``.
+
+    Returns
+    -------
+    float
+        MRR in ``[0, 1]``.
+
+    See Also
+    --------
+    reciprocal_rank, mean_reciprocal_rank_from_ranks
+
+    Notes
+    -----
+    Macro average: every user weighs the same.
+
+    References
+    ----------
+    .. [1] Voorhees, "The TREC-8 Question Answering Track Report", TREC 1999.
+
+    Examples
+    --------
+    >>> from metrics_lib import mean_reciprocal_rank
+    >>> lists = [["A", "B", "C", "L", "Y", "U", "F", "Z"], ["N", "X", "Y", "B", "M"]]
+    >>> truth = [{"C", "K", "B", "Z"}, {"E", "B"}]
+    >>> mean_reciprocal_rank(lists, truth)
+    0.375
+    """
+    return _mean_over_users(reciprocal_rank, recommended_lists, relevant_lists,
+                            k=k, relevance_level=relevance_level, empty=empty)
+
+
+def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
+                           denominator="relevant", relevance_level=1,
+                           empty="zero"):
+    """Mean of :func:`average_precision` over users (MAP, or MAP@k).
+
+    Parameters
+    ----------
+    recommended_lists : sequence of sequences
+        One ranked list per user.
+    relevant_lists : sequence of collections or mappings
+        One relevance judgement per user, aligned with ``recommended_lists``.
+    k : int or None, default=None
+        Cut-off applied to every list.
+    denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
+        See :func:`average_precision`.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Users with nothing relevant count as 0, are left out of the mean
+        (``"nan"``), or raise.
+
+    Returns
+    -------
+    float
+        MAP in ``[0, 1]``.
+
+    See Also
+    --------
+    average_precision
+
+    Notes
+    -----
+    trec_eval's ``map`` is this function with the defaults; ``map_cut_k`` is
+    this function with ``k``.
+
+    References
+    ----------
+    .. [1] Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
+       Information Retrieval*, MIT Press, 2005.
+
+    Examples
+    --------
+    >>> from metrics_lib import mean_average_precision
+    >>> lists = [["x", "a", "b"], ["y", "z", "c"]]
+    >>> truth = [{"a", "b", "c", "d"}, {"a", "b", "c", "d"}]
+    >>> round(mean_average_precision(lists, truth), 4)
+    0.1875
+    """
+    return _mean_over_users(average_precision, recommended_lists, relevant_lists,
+                            k=k, denominator=denominator,
+                            relevance_level=relevance_level, empty=empty)

@@ -1,0 +1,104 @@
+"""Every chapter runs alone, outside the repository.
+
+    python tools/check_standalone.py [--venv DIR] [NOTEBOOK ...]
+
+A reader downloads one chapter, or opens it in Colab, with nothing of this
+repository around it. This check does what that reader's machine does: it
+makes a fresh virtual environment, installs only the package with its
+``book`` extra (``pip install "metrics_lib[book]"``, here from this checkout,
+with the versions pinned in requirements.txt as constraints), copies each
+chapter of ``_toc.yml`` alone into an empty folder and runs it top to bottom
+there. A chapter that reads a file of the repository (``../benchmarks``), or
+imports a package the extra does not bring, fails here.
+
+Exit status 1 lists the chapters that failed, with the error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RUNNER = r"""
+import sys, nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+path = sys.argv[1]
+nb = nbformat.read(path, as_version=4)
+client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                        resources={"metadata": {"path": str(__import__("pathlib").Path(path).parent)}})
+try:
+    client.execute()
+except CellExecutionError as exc:
+    print(str(exc)[-2000:])
+    sys.exit(1)
+"""
+
+
+def chapters() -> list[Path]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [c["file"] for part in toc.get("parts", []) for c in part.get("chapters", [])]
+    return [ROOT / f"{name}.ipynb" for name in files if (ROOT / f"{name}.ipynb").exists()]
+
+
+def make_env(folder: Path) -> Path:
+    """A new virtualenv with the package and its ``book`` extra; returns its python."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    venv.EnvBuilder(with_pip=True).create(folder)
+    python = folder / "bin" / "python"
+    constraints = folder / "constraints.txt"
+    pins = []
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-e"):
+            pins.append(re.sub(r"\[[^\]]*\]", "", line))  # constraints take no extras
+    constraints.write_text("\n".join(pins) + "\n")
+    subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+                    "--constraint", str(constraints), f"{ROOT}[book]"], check=True)
+    return python
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", help="chapters to run (default: all in _toc.yml)")
+    parser.add_argument("--venv", default=str(ROOT / "_build" / "standalone-venv"),
+                        help="where to make the fresh environment (deleted first)")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    python = make_env(Path(args.venv))
+    print(f"check_standalone: fresh environment with metrics_lib[book] in "
+          f"{time.monotonic() - started:.0f} s", flush=True)
+    failures = []
+    for notebook in [Path(n).resolve() for n in args.notebooks] or chapters():
+        with tempfile.TemporaryDirectory(prefix="chapter_alone_") as folder:
+            copy = Path(folder) / notebook.name
+            shutil.copyfile(notebook, copy)
+            began = time.monotonic()
+            result = subprocess.run([str(python), "-c", RUNNER, str(copy)],
+                                    capture_output=True, text=True, cwd=folder)
+            took = time.monotonic() - began
+            status = "ok" if result.returncode == 0 else "FAILED"
+            print(f"check_standalone: {notebook.name}: {status} ({took:.0f} s)", flush=True)
+            if result.returncode:
+                failures.append((notebook.name, (result.stdout + result.stderr).strip()[-1500:]))
+    for name, error in failures:
+        print(f"\ncheck_standalone: {name} failed when run alone:\n{error}")
+    print(f"check_standalone: {'FAIL' if failures else 'PASS'} "
+          f"({time.monotonic() - started:.0f} s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
