@@ -36,7 +36,8 @@ MEASURES = {"P_5": "precision@5", "P_10": "precision@10", "recall_5": "recall@5"
             "recall_10": "recall@10", "map": "map", "map_cut_5": "map@5",
             "map_cut_10": "map@10", "ndcg": "ndcg", "ndcg_cut_5": "ndcg@5",
             "ndcg_cut_10": "ndcg@10", "recip_rank": "mrr", "success_1": "hit@1",
-            "success_5": "hit@5", "success_10": "hit@10"}
+            "success_5": "hit@5", "success_10": "hit@10", "Rprec": "rprec",
+            "bpref": "bpref", "iprec_at_recall_0.50": "iprec_at_recall_0.50"}
 METRICS = list(MEASURES.values())
 
 ID_TYPES = ("small", "negative", "sparse", "wide", "uint64", "int64_vs_uint64", "string")
