@@ -459,15 +459,15 @@ def _ids(column, rec_series, truth_series):
 def _item_keys(kind: str, rec: np.ndarray, tru: np.ndarray):
     """Non-negative int64 join keys that order items as their values do.
 
-    Returns ``(rec_keys, truth_keys, decode)`` where ``decode(keys)`` gives
-    back the ids (a scalar or an array). Integer ids of a moderate span are
+    Returns ``(rec_keys, truth_keys, decode, span)`` where ``decode(keys)``
+    gives back the ids (a scalar or an array) and every key is below ``span``. Integer ids of a moderate span are
     shifted (cheap); wider ones, uint64 and Python ints are replaced by
     their ranks; strings by their ranks in text order (code point order,
     which is the order of their UTF-8 bytes).
     """
     if kind == "bool":
         return (rec.astype(np.int64), tru.astype(np.int64),
-                lambda keys: np.asarray(keys).astype(bool))
+                lambda keys: np.asarray(keys).astype(bool), 2)
     if kind == "int" and rec.dtype == np.int64:
         low = min(rec.min(initial=0), tru.min(initial=0))
         high = max(rec.max(initial=0), tru.max(initial=0))
@@ -475,7 +475,7 @@ def _item_keys(kind: str, rec: np.ndarray, tru: np.ndarray):
             if low < 0:
                 rec, tru = rec - low, tru - low
             shift = np.int64(min(low, 0))
-            return rec, tru, (lambda keys: keys + shift)
+            return rec, tru, (lambda keys: keys + shift), int(high) - int(low) + 1
     both = np.concatenate([rec, tru])
     if kind == "int":  # exact ranks of wide, unsigned or Python integers
         uniques, codes = np.unique(both, return_inverse=True)
@@ -487,17 +487,17 @@ def _item_keys(kind: str, rec: np.ndarray, tru: np.ndarray):
                             "all strings)") from None
         uniques = np.asarray(uniques, dtype=object)
     codes = codes.astype(np.int64, copy=False).reshape(-1)
-    return codes[:rec.size], codes[rec.size:], (lambda keys: uniques[keys])
+    return (codes[:rec.size], codes[rec.size:], (lambda keys: uniques[keys]),
+            max(len(uniques), 1))
 
 
-def _densify(rec_keys, truth_keys, decode, n_users):
+def _densify(rec_keys, truth_keys, decode, span, n_users):
     """Ranks instead of keys when (user, item) pairs would not fit in int64.
 
     The join packs (user code, item key) into one int64. Ids that are few but
     far apart (hashes, ids above 2**53) are replaced by their ranks, which
     keep their order; the common case (ids up to a few billion) is untouched.
     """
-    span = int(max(rec_keys.max(initial=0), truth_keys.max(initial=0))) + 1
     if max(n_users, 1) * span < 2**62:
         return rec_keys, truth_keys, decode
     uniques, codes = np.unique(np.concatenate([rec_keys, truth_keys]),
@@ -742,10 +742,11 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
 
     # 3. Item keys, then the rank order inside each block: score (or rank),
     #    then the tie rule.
-    rec_keys, truth_keys, decode_item = _item_keys(item_kind, rec_items, truth_items)
+    rec_keys, truth_keys, decode_item, span = _item_keys(item_kind, rec_items,
+                                                         truth_items)
     del rec_items, truth_items
     rec_keys, truth_keys, decode_item = _densify(rec_keys, truth_keys, decode_item,
-                                                 n_users)
+                                                 span, n_users)
     if order is not None:
         rec_keys, values = rec_keys[order], values[order]
     del order
