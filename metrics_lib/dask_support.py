@@ -13,6 +13,7 @@ one more (cheap) Dask reduction.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["evaluate_dask"]
@@ -29,12 +30,83 @@ def _as_dask(frame, name):
     return frame
 
 
-def _partition(recs, truth, options, columns, index_dtype):
+# Helper columns added before the shuffle: the row's original position (so
+# that each partition can restore the input order of a user's rows, which
+# ties="input" and equal ranks depend on) and a hash of the user id written
+# as text (so that equal ids of different dtypes, int32 and int64, int64 and
+# uint64, reach the same partition without casting one table to the other's
+# dtype).
+_ROW, _HASH = "__metrics_lib_row__", "__metrics_lib_user_hash__"
+# Rows per partition are counted in the low bits of the position.
+_ROW_BITS = 40
+
+
+def _tag(frame, user_col, partition_info=None):
+    number = partition_info["number"] if partition_info else 0
+    if len(frame) >= 1 << _ROW_BITS:  # pragma: no cover - a trillion rows
+        raise ValueError("a partition holds too many rows to number them")
+    users = frame[user_col]
+    if isinstance(users.dtype, pd.CategoricalDtype):
+        users = pd.Series(users.cat.categories.take(users.cat.codes.to_numpy()),
+                          index=users.index)
+    values = users.to_numpy()
+    if values.dtype.kind in "iub":  # vectorised, and exact for every width
+        text = values.astype(str)
+    else:  # missing ids get a hash too ("nan", "<NA>"): evaluate refuses them later
+        text = np.array([str(user) for user in values.tolist()], dtype=str)
+    text = pd.Series(text, index=frame.index, dtype=object)
+    return frame.assign(**{
+        _ROW: (np.int64(number) << _ROW_BITS) + np.arange(len(frame), dtype=np.int64),
+        _HASH: pd.util.hash_pandas_object(text, index=False).to_numpy()})
+
+
+def _untag(frame):
+    frame = frame.sort_values(_ROW, kind="stable")
+    return frame.drop(columns=[_ROW, _HASH])
+
+
+def _partition(recs, truth, options, columns, index_dtype=None):
     from .evaluate import _evaluate_frames
 
-    result = _evaluate_frames(recs, truth, options, **columns)
-    result.index = result.index.astype(index_dtype)
+    result = _evaluate_frames(_untag(recs), _untag(truth), options, **columns)
+    if index_dtype is not None:
+        # every partition must give the same index dtype, or Dask's concat
+        # would turn int64 and uint64 ids into (inexact) float64
+        result.index = result.index.astype(index_dtype)
     return result
+
+
+def _int_dtype(dtype):
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    if getattr(dtype, "kind", "O") not in "iu":
+        return None
+    numpy_dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype.numpy_dtype)
+    return np.dtype(np.uint64) if numpy_dtype == np.uint64 else np.dtype(np.int64)
+
+
+def _index_dtype(rec_dtype, truth_dtype):
+    """Result index dtype for integer user ids, decided by the dtypes alone."""
+    a, b = _int_dtype(rec_dtype), _int_dtype(truth_dtype)
+    if a is None or b is None:
+        return None
+    return a if a == b else np.dtype(object)  # int64 with uint64: exact Python ints
+
+
+def _meta_kind(dtype):
+    """Id kind a dtype announces (None: object, decided by the values later)."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _meta_kind(dtype.categories.dtype)
+    kind = getattr(dtype, "kind", "O")
+    if kind in "iu":
+        return "int"
+    if kind == "b":
+        return "bool"
+    if pd.api.types.is_string_dtype(dtype) and kind != "O":
+        return "str"
+    if isinstance(dtype, pd.StringDtype):
+        return "str"
+    return None
 
 
 def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
@@ -47,7 +119,7 @@ def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
     """
     import dask.dataframe as dd
 
-    from ._validation import check_frame_columns
+    from ._validation import check_frame_columns, check_same_id_kind
 
     recs = _as_dask(recommendations, "recommendations")
     judged = _as_dask(truth, "truth")
@@ -61,22 +133,20 @@ def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
                         hint=None if relevance_col is None else
                         "pass relevance_col=None if every row of truth is a "
                         "relevant item of grade 1")
-    rec_dtype, truth_dtype = recs[user_col].dtype, judged[user_col].dtype
-    if rec_dtype != truth_dtype:
-        # Equal ids must hash equally: give both tables one id type.
-        try:
-            judged = judged.astype({user_col: rec_dtype})
-        except (TypeError, ValueError):
-            raise TypeError(f"column {user_col!r} holds {rec_dtype} ids in "
-                            f"recommendations but {truth_dtype} ids in truth") from None
+    for column in (user_col, item_col):
+        kinds = _meta_kind(recs._meta[column].dtype), _meta_kind(judged._meta[column].dtype)
+        if None not in kinds:  # object columns are checked on their values
+            check_same_id_kind(column, *kinds)
     n = npartitions or max(recs.npartitions, judged.npartitions)
-    recs = recs.shuffle(on=user_col, npartitions=n)
-    judged = judged.shuffle(on=user_col, npartitions=n)
+    # Never cast one table's ids to the other's dtype: both are shuffled on a
+    # hash of the ids' text, which equal ids share whatever their dtype.
+    recs = recs.map_partitions(_tag, user_col, meta=_tag(recs._meta, user_col))
+    judged = judged.map_partitions(_tag, user_col, meta=_tag(judged._meta, user_col))
+    recs = recs.shuffle(on=_HASH, npartitions=n)
+    judged = judged.shuffle(on=_HASH, npartitions=n)
     columns = {"user_col": user_col, "item_col": item_col, "score_col": score_col,
                "rank_col": rank_col, "relevance_col": relevance_col}
-    index_dtype = rec_dtype
-    meta = pd.DataFrame({name: pd.Series(dtype="float64")
-                         for name, _, _ in options["metrics"]},
-                        index=pd.Index([], dtype=index_dtype, name=user_col))
+    index_dtype = _index_dtype(recs._meta[user_col].dtype, judged._meta[user_col].dtype)
+    meta = _partition(recs._meta, judged._meta, options, columns, index_dtype)
     return dd.map_partitions(_partition, recs, judged, options, columns, index_dtype,
                              meta=meta, align_dataframes=False)

@@ -8,6 +8,7 @@ import pytest
 
 import metrics_lib as ml
 from metrics_lib import evaluate, parse_metric
+from metrics_lib.evaluate import TIES
 
 PER_LIST = {
     "precision": ml.precision_at_k,
@@ -49,12 +50,22 @@ def random_tables(seed, *, string_ids=False, n_users=25, n_items=12, half_grades
     return recs, truth
 
 
+def text(item):
+    """trec_eval's tie key: the id as text, compared as UTF-8 bytes (strcmp)."""
+    return str(item).encode("utf-8")
+
+
 def ranked_list(user_rows, ties):
     """A user's list in rank order, sorted one row at a time in Python."""
     rows = list(user_rows[["item", "score"]].itertuples(index=False, name=None))
     if ties == "item_desc":
-        rows.sort(key=lambda r: (r[1], r[0]), reverse=True)
+        rows.sort(key=lambda r: (r[1], text(r[0])), reverse=True)
     elif ties == "item_asc":
+        rows.sort(key=lambda r: text(r[0]))
+        rows.sort(key=lambda r: -r[1])
+    elif ties == "numeric_desc":
+        rows.sort(key=lambda r: (r[1], r[0]), reverse=True)
+    elif ties == "numeric_asc":
         rows.sort(key=lambda r: r[0])
         rows.sort(key=lambda r: -r[1])
     else:
@@ -85,7 +96,7 @@ def expected_values(recs, truth, metric, ties, missing, **conv):
     return pd.Series(out, dtype=float)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(15))
 def test_equals_per_list_functions_for_every_user(seed):
     rng = np.random.default_rng(1000 + seed)
     conv = {
@@ -96,7 +107,7 @@ def test_equals_per_list_functions_for_every_user(seed):
         "log_base": [2, math.e][(seed // 4) % 2],
         "empty": ["zero", "nan"][(seed // 6) % 2],
     }
-    ties = ["item_desc", "item_asc", "input"][seed % 3]
+    ties = list(TIES)[seed % len(TIES)]
     missing = ["zero", "skip"][(seed // 2) % 2]
     recs, truth = random_tables(seed, string_ids=bool(rng.integers(0, 2)),
                                 half_grades=seed % 4 == 1)
@@ -337,7 +348,7 @@ def count_chunks(monkeypatch):
 def test_threads_give_identical_results(seed, monkeypatch, count_chunks):
     # Tiny chunks (1 row per thread minimum) so that small tables get split.
     monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 1)
-    options = {"ties": ["item_desc", "item_asc", "input"][seed % 3],
+    options = {"ties": list(TIES)[seed % len(TIES)],
                "missing": ["zero", "skip"][seed % 2],
                "empty": ["zero", "nan"][(seed // 2) % 2],
                "gain": ["linear", "exponential"][(seed // 4) % 2],
@@ -431,3 +442,62 @@ def test_only_zero_grades():
     assert evaluate(recs, truth, ["ndcg@2"], empty="nan")["ndcg@2"].isna().all()
     with pytest.raises(ValueError, match="user 1 has no judged item with a positive"):
         evaluate(recs, truth, ["ndcg"], empty="raise")
+
+
+# -- numbers at the edges: exponential gains, many grade levels -----------------
+
+def test_exponential_gain_of_huge_grades_gives_finite_ndcg():
+    recs = pd.DataFrame({"user": 1, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    truth = pd.DataFrame({"user": 1, "item": ["a", "b", "c"],
+                          "relevance": [1023, 1024, 2000]})
+    got = evaluate(recs, truth, ["ndcg", "ndcg@2"], gain="exponential")
+    # scaled by 2**-2000, the gains are 2**-977, 2**-976 and 1 (minus 2**-2000)
+    d2, d3 = 1 / math.log2(3), 1 / math.log2(4)
+    ideal = 1 + 2.0**-976 * d2 + 2.0**-977 * d3
+    assert got.loc[1, "ndcg"] == pytest.approx((2.0**-977 + 2.0**-976 * d2 + d3) / ideal,
+                                               rel=1e-12)
+    assert np.isfinite(got.to_numpy()).all()
+    with pytest.raises(ValueError, match="exceeds the largest float64"):
+        evaluate(recs, truth, ["dcg"], gain="exponential")
+    # below the overflow the plain gains stay: 2**1000 - 1 is finite
+    small = truth.assign(relevance=[1000, 3, 0])
+    assert np.isfinite(evaluate(recs, small, ["dcg"], gain="exponential")).all().all()
+
+
+def many_users_many_levels(n_users, seed=0):
+    rng = np.random.default_rng(seed)
+    recs = pd.DataFrame({"user": np.repeat(np.arange(n_users), 3),
+                         "item": np.tile([1, 2, 3], n_users),
+                         "score": np.tile([3.0, 2.0, 1.0], n_users)})
+    truth = pd.DataFrame({"user": np.repeat(np.arange(n_users), 3),
+                          "item": np.tile([2, 3, 4], n_users),
+                          "relevance": rng.integers(0, 65, size=3 * n_users)})
+    truth.loc[0, "relevance"] = 64
+    return recs, truth
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_ideal_dcg_of_many_grade_levels_equals_per_list(gain):
+    # 2,000 users x 65 levels is more than the 6,000 judgements: the sparse path
+    recs, truth = many_users_many_levels(2_000)
+    got = evaluate(recs, truth, ["ndcg", "ndcg@2"], gain=gain)
+    for user in range(0, 2_000, 97):
+        judged = truth[truth["user"] == user]
+        relevant = dict(zip(judged["item"], judged["relevance"]))
+        for name, k in (("ndcg", None), ("ndcg@2", 2)):
+            assert got.loc[user, name] == pytest.approx(
+                ml.ndcg_at_k([1, 2, 3], relevant, k, gain=gain), rel=1e-12, abs=1e-15)
+
+
+def test_ideal_dcg_memory_does_not_grow_with_users_times_levels():
+    import tracemalloc
+
+    recs, truth = many_users_many_levels(100_000)
+    tracemalloc.start()
+    try:
+        evaluate(recs, truth, ["ndcg", "ndcg@2"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # a users x 65 int64 table alone would be 52 MB; the input is 300,000 rows
+    assert peak < 100e6, peak  # main's code: 272 MB
