@@ -59,6 +59,7 @@ test: $(STAMP) | $(CHROMIUM)
 	$(BIN)/python tools/check_book.py _build/html
 	$(BIN)/python tools/student_edition.py
 	$(BIN)/python tools/check_student.py _build/html _build/student/_build/html
+	$(BIN)/python tools/check_downloads.py _build/html _build/student/_build/html
 
 clean:
 	rm -rf _build

@@ -12,7 +12,8 @@ on that page; none of them may appear anywhere in the student page. Also:
 * the student pages have no ``div.solution`` and the same exercises as the
   full edition (hiding solutions must not hide the questions);
 * the downloadable sources (``_sources/``) of the student edition contain no
-  ``{solution}`` directive and no solution text.
+  ``{solution}`` directive and no solution text;
+* the teacher pages (``student_edition.TEACHER_PAGES``) are not in it.
 
 Exits 1 with a list of failures.
 """
@@ -51,8 +52,19 @@ def _probes(solution_text: str, rest: str) -> list[str]:
     return probes
 
 
+TEACHER_PAGES = ("book/teaching",)  # as in tools/student_edition.py
+
+
 def check(full: Path, student: Path) -> tuple[list[str], dict]:
     failures, stats = [], {"pages": 0, "solutions": 0, "probes": 0, "exercises": 0}
+    for page in TEACHER_PAGES:
+        for leftover in (student / f"{page}.html", student / "_sources" / f"{page}.md"):
+            if leftover.exists():
+                failures.append(f"{leftover.relative_to(student)}: a teacher page in the "
+                                "student edition")
+        index = student / "index.html"
+        if index.exists() and f"{page}.html" in index.read_text(encoding="utf-8"):
+            failures.append(f"{page}: linked from the student edition's index")
     for path in sorted(full.rglob("*.html")):
         rel = path.relative_to(full)
         if rel.parts[0] in NON_PAGE_DIRS:
