@@ -29,6 +29,11 @@ __all__ = [
 # while the matrix stays within this factor of the number of rows.
 _PAD_FACTOR = 3
 
+# From this highest grade on, exponential gains are scaled per user (see
+# UserTable._gain): 2**1024 overflows float64, and a sum of gains overflows
+# earlier. Below it, the plain gains are exact enough and cheaper.
+_EXP_SCALE_FROM = 512
+
 
 def block_starts(lengths: np.ndarray) -> np.ndarray:
     """Offset of the first row of each block."""
@@ -90,14 +95,17 @@ def segment_argsort(keys: tuple[np.ndarray, ...], lengths: np.ndarray, *,
     return np.lexsort(tuple(keys) + (block,))
 
 
-def in_block_order(values: np.ndarray, descending: bool, item_key: np.ndarray,
-                   ties: str, lengths: np.ndarray) -> bool:
+def in_block_order(values: np.ndarray, descending: bool, tie_key, ties: str,
+                   lengths: np.ndarray) -> bool:
     """True if every block is already in rank order.
 
     Rank order: ``values`` descending (scores) or ascending (ranks), and
-    equal values ordered by ``item_key`` as the ``ties`` rule says
-    (``"item_desc"``, ``"item_asc"``, or ``"input"``: any order). Only the
-    pairs of neighbours that are not strictly ordered are looked at twice.
+    equal values ordered by the tie key as the ``ties`` rule says (``"..._desc"``:
+    decreasing key, ``"..._asc"``: increasing, ``"input"``: any order).
+    ``tie_key(rows)`` returns the keys of the given rows: it is only called
+    for the neighbours that are not strictly ordered, which are few when
+    scores rarely tie, so a costly key (the text order of integer ids) costs
+    nothing on lists without ties.
     """
     if values.size < 2:
         return True
@@ -113,8 +121,10 @@ def in_block_order(values: np.ndarray, descending: bool, item_key: np.ndarray,
         return False
     if ties == "input":
         return True
-    before, after = item_key[suspects], item_key[suspects + 1]
-    return bool(np.all(before > after) if ties == "item_desc" else np.all(before < after))
+    # one call, so that keys computed as ranks are comparable
+    keys = tie_key(np.concatenate([suspects, suspects + 1]))
+    before, after = keys[:suspects.size], keys[suspects.size:]
+    return bool(np.all(before > after) if ties.endswith("_desc") else np.all(before < after))
 
 
 def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndarray,
@@ -316,19 +326,49 @@ class UserTable:
 
     # -- graded relevance -------------------------------------------------
     @staticmethod
-    def _gain(grades, gain):
-        return grades if gain == "linear" else np.exp2(grades) - 1.0
+    def _gain(grades, gain, shift=None):
+        """Linear or exponential gain; ``shift`` (per grade) scales by 2**-shift.
+
+        ``2**grade - 1`` overflows float64 from grade 1024 on, and sums of such
+        gains earlier. NDCG is a ratio of two sums over the same user, so both
+        may be multiplied by ``2**-m`` (m: the user's highest grade): the gains
+        become ``2**(grade - m) - 2**-m``, at most 1, and the ratio is unchanged.
+        """
+        if gain == "linear":
+            return grades
+        if shift is None:
+            return np.exp2(grades) - 1.0
+        return np.exp2(grades - shift) - np.exp2(-shift)
 
     @staticmethod
     def _discount(pos, log_base):
         return np.log(pos + 1.0) / math.log(log_base)
 
-    def dcg(self, k, gain, log_base):
+    def _dcg(self, k, gain, log_base, user_shift=None):
         keep = slice(None) if k is None else self.hit_pos <= k
         users, pos, grades = (self.hit_user[keep], self.hit_pos[keep],
                               self.hit_grade[keep])
-        return np.bincount(users, weights=self._gain(grades, gain)
+        shift = None if user_shift is None else user_shift[users]
+        return np.bincount(users, weights=self._gain(grades, gain, shift)
                            / self._discount(pos, log_base), minlength=self.n_users)
+
+    def dcg(self, k, gain, log_base):
+        values = self._dcg(k, gain, log_base)
+        if not np.all(np.isfinite(values)):
+            top = float(self.hit_grade.max(initial=0.0))
+            raise ValueError(
+                f"dcg with gain='exponential' exceeds the largest float64 (a grade of "
+                f"{top:g} gives 2**{top:g} - 1); use gain='linear', smaller grades, "
+                "or ndcg, which is scaled per user and stays finite")
+        return values
+
+    def _user_shift(self, gain):
+        """Per-user highest grade when exponential gains need scaling, else None."""
+        if gain != "exponential" or self.truth_grade.max(initial=0.0) < _EXP_SCALE_FROM:
+            return None  # the common case keeps the plain (unscaled) gains
+        top = np.zeros(self.n_users)
+        np.maximum.at(top, self.truth_code, self.truth_grade)
+        return top
 
     def _judged_ideal(self):
         """Codes, ideal positions and grades of the positive judgements."""
@@ -342,19 +382,25 @@ class UserTable:
         return self._ideal_pos
 
     def _ideal_by_counting(self, k, gain, log_base):
-        """Ideal DCG without sorting, for small integer grades (or None).
+        """Ideal DCG without sorting grades, for small integer grades (or None).
 
         In the ideal list the c(u, g) items of grade g occupy one run of
         ranks, right after the items of higher grades; a run's discounts sum
-        to a difference of the cumulative discount table.
+        to a difference of the cumulative discount table. The counts c(u, g)
+        come from a dense users x levels table while that table is no larger
+        than the judgements; beyond (many users, many levels, few judgements
+        each) from the distinct (user, grade) pairs, so that memory stays
+        proportional to the input.
         """
-        grades = self.truth_grade
         levels = self.levels
         if levels < 0:
             return None
         if levels == 0:  # no positive grade anywhere: every ideal DCG is 0
             return np.zeros(self.n_users)
-        counts = np.bincount(self.truth_code * (levels + 1) + grades.astype(np.int64),
+        codes, grades = self.truth_code, self.truth_grade
+        if self.n_users * (levels + 1) > max(grades.size, 1 << 16):
+            return self._ideal_by_pairs(k, gain, log_base)
+        counts = np.bincount(codes * (levels + 1) + grades.astype(np.int64),
                              minlength=self.n_users * (levels + 1))
         counts = counts.reshape(self.n_users, levels + 1)[:, :0:-1]  # grade top..1
         end = np.cumsum(counts, axis=1)
@@ -362,15 +408,49 @@ class UserTable:
         longest = int(end[:, -1].max(initial=0))
         if k is not None:
             end, start, longest = np.minimum(end, k), np.minimum(start, k), min(longest, k)
-        table = np.zeros(longest + 1)
-        table[1:] = np.cumsum(1.0 / self._discount(np.arange(1, longest + 1), log_base))
+        table = self._discount_table(longest, log_base)
         gains = self._gain(np.arange(levels, 0, -1, dtype=np.float64), gain)
         return (gains[None, :] * (table[end] - table[start])).sum(axis=1)
 
+    def _discount_table(self, longest, log_base):
+        """``table[n]``: sum of the first ``n`` discount weights."""
+        table = np.zeros(longest + 1)
+        table[1:] = np.cumsum(1.0 / self._discount(np.arange(1, longest + 1), log_base))
+        return table
+
+    def _ideal_by_pairs(self, k, gain, log_base):
+        """The counting ideal DCG over the distinct (user, grade) pairs only."""
+        levels = self.levels
+        positive = self.truth_grade > 0
+        # user ascending, then grade descending, as one sortable integer
+        pair = np.sort(self.truth_code[positive] * (levels + 1)
+                       + (levels - self.truth_grade[positive].astype(np.int64)))
+        first = _first_in_run(pair)
+        run_start = np.flatnonzero(first)
+        counts = np.diff(np.r_[run_start, pair.size])
+        pair = pair[run_start]
+        users, grades = pair // (levels + 1), levels - pair % (levels + 1)
+        del pair, first, run_start
+        end = np.cumsum(counts)
+        user_first = _first_in_run(users)
+        # cumulative count inside each user: subtract what the earlier users hold
+        before = np.maximum.accumulate(np.where(user_first, end - counts, 0))
+        end -= before
+        start = end - counts
+        del before, counts, user_first
+        longest = int(end.max(initial=0))
+        if k is not None:
+            end, start, longest = np.minimum(end, k), np.minimum(start, k), min(longest, k)
+        table = self._discount_table(longest, log_base)
+        gains = self._gain(np.arange(levels + 1, dtype=np.float64), gain)
+        return np.bincount(users, weights=gains[grades] * (table[end] - table[start]),
+                           minlength=self.n_users)
+
     def ndcg(self, k, gain, log_base, ideal):
-        dcg = self.dcg(k, gain, log_base)
-        ideal_dcg = (self._ideal_by_counting(k, gain, log_base) if ideal == "judged"
-                     else None)
+        shift = self._user_shift(gain)
+        dcg = self._dcg(k, gain, log_base, shift)
+        ideal_dcg = (self._ideal_by_counting(k, gain, log_base)
+                     if ideal == "judged" and shift is None else None)
         if ideal_dcg is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
                 values = np.where(ideal_dcg > 0, dcg / ideal_dcg, 0.0)
@@ -387,7 +467,8 @@ class UserTable:
         if k is not None:
             keep = pos <= k
             codes, pos, grades = codes[keep], pos[keep], grades[keep]
-        ideal_dcg = np.bincount(codes, weights=self._gain(grades, gain)
+        ideal_dcg = np.bincount(codes, weights=self._gain(
+                                    grades, gain, None if shift is None else shift[codes])
                                 / self._discount(pos, log_base),
                                 minlength=self.n_users)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -310,7 +310,7 @@ def check_real(name: str, value, *, low=None, high=None, low_open: bool = False,
 # -- DataFrame inputs (metrics_lib.evaluate, metrics_lib.trec) ---------------
 
 def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -> None:
-    """``frame`` must be a pandas DataFrame holding every one of ``columns``."""
+    """``frame`` must be a pandas DataFrame holding every one of ``columns`` once."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
@@ -326,30 +326,140 @@ def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -
         if hint:
             message += f"; {hint}"
         raise ValueError(message)
+    for column in columns:
+        # frame[column] would be a DataFrame, and which copy is meant is a guess
+        count = list(frame.columns).count(column)
+        if count > 1:
+            raise ValueError(f"{name} has {count} columns named {column!r}; rename "
+                             "or drop the extra ones so that the column is unambiguous")
 
 
-def check_id_column(name: str, series):
-    """An id column: no missing values. Returns the Series itself."""
+# Kinds of id columns. Ids of different kinds never match, and the kind fixes
+# how ids are written as text for trec_eval's tie rule.
+ID_KINDS = ("int", "str", "bool")
+_KIND_WORDS = {"int": "integer", "str": "string", "bool": "boolean"}
+
+
+def _numpy_dtype(dtype) -> np.dtype:
+    """The numpy dtype behind a numpy, nullable or pyarrow integer dtype."""
+    return dtype if isinstance(dtype, np.dtype) else np.dtype(dtype.numpy_dtype)
+
+
+def _missing_id(name: str, series, mask) -> ValueError:
+    row = series.index[int(np.argmax(mask))]
+    return ValueError(f"{name} column {series.name!r} has a missing id at row {row!r}; "
+                      "every row needs a user and an item id (drop or fill the "
+                      "missing ones first)")
+
+
+def _object_ints(name: str, series, values: np.ndarray) -> np.ndarray:
+    """Python ints of an object column as int64, uint64 or (exact) object."""
+    for dtype in (np.int64, np.uint64):
+        try:
+            return np.array(values.tolist(), dtype=dtype)
+        except OverflowError:
+            continue
+    return values  # negative ids and ids >= 2**63 together: Python ints stay exact
+
+
+def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
+    """An id column as ``(kind, values)``; refuses missing and unusable ids.
+
+    ``kind`` is ``"int"``, ``"str"`` or ``"bool"``, decided by the values (an
+    object column of Python ints is ``"int"``). ``values`` is a new numpy array:
+    int64 or uint64 for integers (object, of Python ints, only when one
+    column mixes negative ids with ids of 2**63 and more), object for
+    strings, bool for booleans. Categorical columns give their categories'
+    values. Floats are refused: ``str(1.0)`` is ``"1.0"``, not ``"1"``, so a
+    float id would not tie-break like the integer it stands for, and floats
+    above 2**53 are not exact.
+    """
     import pandas as pd
 
-    if series.dtype.kind not in "iub" and len(series) and series.isna().any():
-        row = series.index[int(np.argmax(series.isna().to_numpy()))]
-        raise ValueError(f"{name} column {series.name!r} has a missing id at "
-                         f"row {row!r}")
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        raise TypeError(f"{name} column {series.name!r} is categorical; convert "
-                        "it with .astype(...) to the ids' own type")
-    return series
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = series.cat.codes.to_numpy()
+        if (codes < 0).any():
+            raise _missing_id(name, series, codes < 0)
+        values = pd.Series(series.cat.categories.take(codes), index=series.index,
+                           name=series.name)
+        return check_id_column(name, values)
+    plain_numpy = isinstance(dtype, np.dtype) and dtype.kind in "iub"
+    if not plain_numpy and len(series):
+        mask = series.isna().to_numpy()
+        if mask.any():
+            raise _missing_id(name, series, mask)
+    kind = getattr(dtype, "kind", "O")
+    if kind == "b":
+        return "bool", series.to_numpy(dtype=bool)
+    if kind in "iu":
+        wide = kind == "u" and _numpy_dtype(dtype).itemsize == 8
+        return "int", series.to_numpy(dtype=np.uint64 if wide else np.int64)
+    if kind == "f":
+        raise TypeError(f"{name} column {series.name!r} holds floats ({dtype}); ids "
+                        "must be integers or strings: convert it with "
+                        ".astype('int64') (a float id such as 1.0 is not the id 1 "
+                        "when ties are ordered by id text, and floats lose digits "
+                        "above 2**53)")
+    if isinstance(dtype, pd.StringDtype) or (hasattr(dtype, "pyarrow_dtype")
+                                             and "string" in str(dtype)):
+        return "str", series.to_numpy(dtype=object)
+    if kind == "O":
+        values = series.to_numpy(dtype=object)
+        inferred = pd.api.types.infer_dtype(values, skipna=False)
+        if inferred == "string" or inferred == "empty":
+            return "str", values
+        if inferred == "integer":
+            return "int", _object_ints(name, series, values)
+        if inferred == "boolean":
+            return "bool", values.astype(bool)
+        if inferred == "mixed-integer":
+            raise TypeError(f"{name} column {series.name!r} mixes ids of different "
+                            "types (e.g. numbers and strings); ids must be of one "
+                            "comparable type (all numbers or all strings)")
+        if inferred in ("floating", "mixed-integer-float", "decimal"):
+            raise TypeError(f"{name} column {series.name!r} holds float ids; ids "
+                            "must be integers or strings")
+        raise TypeError(f"{name} column {series.name!r} holds {inferred} ids; ids "
+                        "must be integers or strings")
+    raise TypeError(f"{name} column {series.name!r} has dtype {dtype}; ids must be "
+                    "integers or strings")
 
 
-def check_value_column(name: str, series, *, minimum: float | None = None) -> np.ndarray:
-    """A numeric score/rank/grade column as a finite float64 array."""
+def check_same_id_kind(column, rec_kind: str, truth_kind: str) -> None:
+    """Ids of one column must be of one kind in both tables."""
+    if rec_kind != truth_kind:
+        raise TypeError(
+            f"column {column!r} holds {_KIND_WORDS[rec_kind]} ids in recommendations "
+            f"but {_KIND_WORDS[truth_kind]} ids in truth; ids must be of the same "
+            "kind in both tables or nothing would match")
+
+
+def check_value_column(name: str, series, *, minimum: float | None = None,
+                       exact_integers: bool = False) -> np.ndarray:
+    """A numeric score/rank/grade column as a finite array.
+
+    float64, or, with ``exact_integers=True`` and an integer column, int64
+    with the same order as the values (float64 would merge integers above
+    2**53; uint64 values are shifted by -2**63, which keeps their order).
+    """
     import pandas as pd
 
     dtype = series.dtype
     if (pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype)):
         raise TypeError(f"{name} column {series.name!r} must be numeric; it has "
                         f"dtype {dtype}")
+    if exact_integers and getattr(dtype, "kind", "f") in "iu":
+        if not isinstance(dtype, np.dtype) and len(series):
+            mask = series.isna().to_numpy()
+            if mask.any():
+                at = int(np.argmax(mask))
+                raise ValueError(f"{name} column {series.name!r} has a missing value "
+                                 f"at row {series.index[at]!r}")
+        if dtype.kind == "u" and _numpy_dtype(dtype).itemsize == 8:
+            values = series.to_numpy(dtype=np.uint64)
+            return (values ^ np.uint64(1 << 63)).view(np.int64)
+        return series.to_numpy(dtype=np.int64)
     if dtype == np.float64:
         values = series.to_numpy()  # no copy; nothing below writes to it
     else:

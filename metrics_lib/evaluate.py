@@ -26,6 +26,7 @@ from ._validation import (
     check_k,
     check_n_jobs,
     check_relevance_level,
+    check_same_id_kind,
     check_value_column,
     _as_python_id as _plain,
 )
@@ -33,7 +34,7 @@ from .ranking import AP_DENOMINATORS, GAINS, IDEALS, _check_log_base
 
 __all__ = ["evaluate", "parse_metric", "TIES", "MISSING_POLICIES"]
 
-TIES = ("item_desc", "item_asc", "input")
+TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input")
 MISSING_POLICIES = ("zero", "skip")
 
 # metric kind -> accepted spellings (lower case). trec_eval names are accepted
@@ -42,11 +43,18 @@ _ALIASES = {
     "precision": ("precision", "p", "prec"),
     "recall": ("recall", "r"),
     "f1": ("f1", "f"),
-    "hit": ("hit", "hits", "hr", "hit_rate", "hitrate", "success"),
+    "hit": ("hit", "hr", "hit_rate", "hitrate", "success"),
     "rr": ("mrr", "rr", "recip_rank", "reciprocal_rank"),
     "ap": ("map", "ap", "average_precision"),
     "ndcg": ("ndcg",),
     "dcg": ("dcg",),
+}
+# Names refused on purpose, with the reason.
+_REFUSED = {
+    "hits": ("'hits' is ambiguous: ranx's hits@k (ranx/metrics/hits.py, hits()) "
+             "counts the relevant items in the top k, while this library's hit@k is "
+             "1 if any of them is relevant and 0 otherwise. Use 'hit@k' for the "
+             "0/1 hit rate, or precision@k times k for ranx's count"),
 }
 _KIND = {alias: kind for kind, aliases in _ALIASES.items() for alias in aliases}
 _NAME = re.compile(r"^(?P<name>[a-z0-9_]+?)(?:(?:@|_cut_|_)(?P<k>[0-9]+))?$")
@@ -95,6 +103,8 @@ def parse_metric(name: str) -> tuple[str, int | None]:
                         f"{name!r}")
     match = _NAME.match(name.strip().lower())
     kind = _KIND.get(match.group("name")) if match else None
+    if match and match.group("name") in _REFUSED:
+        raise ValueError(f"metric {name!r}: {_REFUSED[match.group('name')]}")
     if kind is None:
         known = ", ".join(sorted({aliases[0] for aliases in _ALIASES.values()}))
         raise ValueError(f"unknown metric {name!r}; use one of {known}, "
@@ -313,34 +323,132 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
     }
 
 
-def _item_keys(rec_items: pd.Series, truth_items: pd.Series):
-    """Non-negative int64 keys that order items as their ids do.
+def _common_ints(a: np.ndarray, b: np.ndarray):
+    """Two integer id arrays in one dtype that compares their values exactly.
 
-    Returns ``(rec_keys, truth_keys, decode)`` where ``decode(key)`` gives
-    back the id (for error messages).
+    int64 and uint64 meet in int64 when the uint64 ids fit, in uint64 when the
+    int64 ids are non-negative, and as Python ints otherwise: never through
+    float64, which merges integers above 2**53.
     """
-    if (pd.api.types.is_integer_dtype(rec_items.dtype)
-            and pd.api.types.is_integer_dtype(truth_items.dtype)
-            and not pd.api.types.is_unsigned_integer_dtype(rec_items.dtype)
-            and not pd.api.types.is_unsigned_integer_dtype(truth_items.dtype)):
-        rec = rec_items.to_numpy(dtype=np.int64)
-        tru = truth_items.to_numpy(dtype=np.int64)
+    if a.dtype == np.uint64 and b.dtype == np.uint64:
+        if max(a.max(initial=0), b.max(initial=0)) < 2**63:
+            return a.astype(np.int64), b.astype(np.int64)
+        return a, b
+    if a.dtype == b.dtype:
+        return a, b
+    if object not in (a.dtype, b.dtype):
+        signed, unsigned = (a, b) if a.dtype == np.int64 else (b, a)
+        if unsigned.max(initial=0) < 2**63:
+            unsigned = unsigned.astype(np.int64)
+        elif signed.min(initial=0) >= 0:
+            signed = signed.astype(np.uint64)
+        else:
+            signed, unsigned = signed.astype(object), unsigned.astype(object)
+        return (signed, unsigned) if a.dtype == np.int64 else (unsigned, signed)
+    return a.astype(object), b.astype(object)
+
+
+def _ids(column, rec_series, truth_series):
+    """Kind and comparable value arrays of one id column of both tables."""
+    rec_kind, rec = check_id_column("recommendations", rec_series)
+    truth_kind, tru = check_id_column("truth", truth_series)
+    check_same_id_kind(column, rec_kind, truth_kind)
+    if rec_kind == "int":
+        rec, tru = _common_ints(rec, tru)
+    return rec_kind, rec, tru
+
+
+def _item_keys(kind: str, rec: np.ndarray, tru: np.ndarray):
+    """Non-negative int64 join keys that order items as their values do.
+
+    Returns ``(rec_keys, truth_keys, decode)`` where ``decode(keys)`` gives
+    back the ids (a scalar or an array). Integer ids of a moderate span are
+    shifted (cheap); wider ones, uint64 and Python ints are replaced by
+    their ranks; strings by their ranks in text order (code point order,
+    which is the order of their UTF-8 bytes).
+    """
+    if kind == "bool":
+        return (rec.astype(np.int64), tru.astype(np.int64),
+                lambda keys: np.asarray(keys).astype(bool))
+    if kind == "int" and rec.dtype == np.int64:
         low = min(rec.min(initial=0), tru.min(initial=0))
-        if low < 0:
-            rec, tru = rec - low, tru - low
-        return rec, tru, (lambda key: int(key) + min(int(low), 0))
-    both = pd.concat([rec_items, truth_items], ignore_index=True)
-    try:
-        codes, uniques = pd.factorize(both, sort=True)
-    except TypeError:
-        raise TypeError(f"{rec_items.name!r} ids must be of one comparable type "
-                        "(all numbers or all strings) so that ties can be "
-                        "ordered by id") from None
-    codes = codes.astype(np.int64, copy=False)
-    return codes[:rec_items.size], codes[rec_items.size:], (lambda key: uniques[key])
+        high = max(rec.max(initial=0), tru.max(initial=0))
+        if int(high) - int(low) < 2**62:
+            if low < 0:
+                rec, tru = rec - low, tru - low
+            shift = np.int64(min(low, 0))
+            return rec, tru, (lambda keys: keys + shift)
+    both = np.concatenate([rec, tru])
+    if kind == "int":  # exact ranks of wide, unsigned or Python integers
+        uniques, codes = np.unique(both, return_inverse=True)
+    else:
+        try:
+            codes, uniques = pd.factorize(both, sort=True)
+        except TypeError:  # pragma: no cover - check_id_column refuses mixed types
+            raise TypeError("ids must be of one comparable type (all numbers or "
+                            "all strings)") from None
+        uniques = np.asarray(uniques, dtype=object)
+    codes = codes.astype(np.int64, copy=False).reshape(-1)
+    return codes[:rec.size], codes[rec.size:], (lambda keys: uniques[keys])
 
 
-def _group_by_user(users: pd.Series):
+def _densify(rec_keys, truth_keys, decode, n_users):
+    """Ranks instead of keys when (user, item) pairs would not fit in int64.
+
+    The join packs (user code, item key) into one int64. Ids that are few but
+    far apart (hashes, ids above 2**53) are replaced by their ranks, which
+    keep their order; the common case (ids up to a few billion) is untouched.
+    """
+    span = int(max(rec_keys.max(initial=0), truth_keys.max(initial=0))) + 1
+    if max(n_users, 1) * span < 2**62:
+        return rec_keys, truth_keys, decode
+    uniques, codes = np.unique(np.concatenate([rec_keys, truth_keys]),
+                               return_inverse=True)
+    codes = codes.astype(np.int64, copy=False).reshape(-1)
+    return (codes[:rec_keys.size], codes[rec_keys.size:],
+            lambda keys: decode(uniques[keys]))
+
+
+# Powers of ten up to 10**17: integers of at most 17 digits get their text key
+# by arithmetic.
+_POW10 = 10 ** np.arange(18, dtype=np.int64)
+
+
+def text_order_key(values: np.ndarray) -> np.ndarray:
+    """int64 keys that order integers as their decimal text does.
+
+    The text of an integer is ``str(id)``; texts compare as trec_eval's
+    ``strcmp`` compares them, byte by byte, so ``"10" < "9"`` and every
+    negative id (``"-"`` is byte 0x2D) comes before every non-negative one
+    (digits are 0x30-0x39), and ``"-12" < "-5"``. Integers of at most 17
+    digits get the key by arithmetic: the digits padded with zeros on the
+    right to 17 places (their text order), then the number of digits (a
+    prefix comes first). Wider ones are written as text and ranked.
+    """
+    if values.dtype == np.int64 and (values.size == 0 or (
+            values.min() > -_POW10[17] and values.max() < _POW10[17])):
+        magnitude = np.abs(values)
+        digits = np.searchsorted(_POW10[1:], magnitude, side="right") + 1
+        key = magnitude * _POW10[17 - digits] * 18 + digits
+        return np.where(values < 0, key, key + (18 * _POW10[17] + 18))
+    # Digits and "-" are ASCII: code point order is the order of UTF-8 bytes.
+    text = np.array([str(value) for value in values.tolist()], dtype=str)
+    return np.unique(text, return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+
+def _tie_key(kind: str, ties: str, rec_keys: np.ndarray, decode):
+    """``rows -> keys`` ordering items as the ``ties`` rule compares them.
+
+    The join keys already order ids by value, which is the text order of
+    strings and booleans ("False" < "True"); integers under the text rule
+    need :func:`text_order_key`, computed only for the rows asked for.
+    """
+    if kind != "int" or ties.startswith("numeric") or ties == "input":
+        return lambda rows: rec_keys[rows]
+    return lambda rows: text_order_key(np.asarray(decode(rec_keys[rows])))
+
+
+def _group_by_user(users: np.ndarray):
     """Block users, block lengths and the permutation that groups the rows.
 
     The permutation is ``None`` when each user's rows are already
@@ -348,8 +456,8 @@ def _group_by_user(users: pd.Series):
     user) is; checking that costs one comparison per row.
     """
     n = len(users)
-    if pd.api.types.is_numeric_dtype(users.dtype) and n:
-        ids = users.to_numpy()
+    if users.dtype.kind in "iub" and n:
+        ids = users
         starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
         block_users = pd.Index(ids[np.r_[0, starts]])
         if block_users.is_unique:
@@ -468,47 +576,22 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                         hint=None if relevance_col is None else
                         "pass relevance_col=None if every row of truth is a "
                         "relevant item of grade 1")
-    rec_users = check_id_column("recommendations", recommendations[user_col])
-    rec_items = check_id_column("recommendations", recommendations[item_col])
-    truth_users = check_id_column("truth", truth[user_col])
-    truth_items = check_id_column("truth", truth[item_col])
-    for column in (user_col, item_col):
-        a, b = recommendations[column].dtype, truth[column].dtype
-        if pd.api.types.is_numeric_dtype(a) != pd.api.types.is_numeric_dtype(b):
-            raise TypeError(
-                f"column {column!r} holds {a} ids in recommendations but {b} ids "
-                "in truth; ids must be of the same kind in both tables or "
-                "nothing would match")
-    values = check_value_column("recommendations", recommendations[rec_value_col])
+    user_kind, rec_users, truth_users = _ids(user_col, recommendations[user_col],
+                                             truth[user_col])
+    item_kind, rec_items, truth_items = _ids(item_col, recommendations[item_col],
+                                             truth[item_col])
+    # Integer scores and ranks stay integers: float64 would merge those above 2**53.
+    values = check_value_column("recommendations", recommendations[rec_value_col],
+                                exact_integers=True)
     if relevance_col is None:
         grades = np.ones(len(truth), dtype=np.float64)
     else:
         grades = check_value_column("truth", truth[relevance_col], minimum=0.0)
 
     # 1. Group the recommendations by user: blocks 0..B-1 in first-seen order.
-    rec_keys, truth_keys, decode_item = _item_keys(rec_items, truth_items)
     block_users, lengths, order = _group_by_user(rec_users)
-    if order is not None:
-        rec_keys, values = rec_keys[order], values[order]
-    del order
 
-    # 2. Rank order inside each block: score (or rank), then the tie rule.
-    ties = options["ties"]
-    descending = rank_col is None
-    if not in_block_order(values, descending, rec_keys, ties, lengths):
-        primary = -values if descending else values
-        if ties == "input":
-            sort_keys = (primary,)
-        else:
-            sort_keys = ((rec_keys.max(initial=0) - rec_keys
-                          if ties == "item_desc" else rec_keys), primary)
-        within = segment_argsort(sort_keys, lengths)
-        del primary, sort_keys
-        rec_keys = rec_keys[within]
-        del within
-    del values
-
-    # 3. Code the judged users: blocks first, then users never recommended.
+    # 2. Code the judged users: blocks first, then users never recommended.
     truth_code = pd.Index(block_users).get_indexer(truth_users)
     unseen = truth_code < 0
     extra_users = block_users[:0]
@@ -516,15 +599,48 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         extra_codes, extra_users = pd.factorize(truth_users[unseen])
         truth_code[unseen] = block_users.size + extra_codes
     truth_code = truth_code.astype(np.int64, copy=False)
-    n_users = block_users.size + extra_users.size
+    n_users = block_users.size + len(extra_users)
     user_ids = pd.Index(block_users).append(pd.Index(extra_users))
+    if user_kind == "str":
+        user_ids = user_ids.astype(recommendations[user_col].dtype
+                                   if pd.api.types.is_string_dtype(
+                                       recommendations[user_col].dtype) else object)
+
+    # 3. Item keys, then the rank order inside each block: score (or rank),
+    #    then the tie rule.
+    rec_keys, truth_keys, decode_item = _item_keys(item_kind, rec_items, truth_items)
+    del rec_items, truth_items
+    rec_keys, truth_keys, decode_item = _densify(rec_keys, truth_keys, decode_item,
+                                                 n_users)
+    if order is not None:
+        rec_keys, values = rec_keys[order], values[order]
+    del order
+    ties = options["ties"]
+    descending = rank_col is None
+    tie_key = _tie_key(item_kind, ties, rec_keys, decode_item)
+    if not in_block_order(values, descending, tie_key, ties, lengths):
+        # ~x reverses the order of integers without overflowing at the minimum
+        primary = ((~values if values.dtype.kind in "iu" else -values) if descending
+                   else values)
+        if ties == "input":
+            sort_keys = (primary,)
+        else:
+            tie = tie_key(slice(None))
+            sort_keys = ((tie.max(initial=0) - tie if ties.endswith("_desc") else tie),
+                         primary)
+            del tie
+        within = segment_argsort(sort_keys, lengths)
+        del primary, sort_keys
+        rec_keys = rec_keys[within]
+        del within
+    del values, tie_key
 
     # 4. Join and per-user values, by contiguous chunks of users (one per
     #    thread). Every user's values depend on that user's rows only, so
     #    chunking cannot change them.
     levels = grade_levels(grades)
     chunks = _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades,
-                           n_extra=extra_users.size, n_jobs=n_jobs)
+                           n_extra=len(extra_users), n_jobs=n_jobs)
     if len(chunks) == 1:
         parts = [_score_chunk(*chunks[0], levels=levels, options=options)]
     else:

@@ -8,6 +8,7 @@ import pytest
 
 import metrics_lib as ml
 from metrics_lib import evaluate, parse_metric
+from metrics_lib.evaluate import TIES
 
 PER_LIST = {
     "precision": ml.precision_at_k,
@@ -49,12 +50,22 @@ def random_tables(seed, *, string_ids=False, n_users=25, n_items=12, half_grades
     return recs, truth
 
 
+def text(item):
+    """trec_eval's tie key: the id as text, compared as UTF-8 bytes (strcmp)."""
+    return str(item).encode("utf-8")
+
+
 def ranked_list(user_rows, ties):
     """A user's list in rank order, sorted one row at a time in Python."""
     rows = list(user_rows[["item", "score"]].itertuples(index=False, name=None))
     if ties == "item_desc":
-        rows.sort(key=lambda r: (r[1], r[0]), reverse=True)
+        rows.sort(key=lambda r: (r[1], text(r[0])), reverse=True)
     elif ties == "item_asc":
+        rows.sort(key=lambda r: text(r[0]))
+        rows.sort(key=lambda r: -r[1])
+    elif ties == "numeric_desc":
+        rows.sort(key=lambda r: (r[1], r[0]), reverse=True)
+    elif ties == "numeric_asc":
         rows.sort(key=lambda r: r[0])
         rows.sort(key=lambda r: -r[1])
     else:
@@ -85,7 +96,7 @@ def expected_values(recs, truth, metric, ties, missing, **conv):
     return pd.Series(out, dtype=float)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(15))
 def test_equals_per_list_functions_for_every_user(seed):
     rng = np.random.default_rng(1000 + seed)
     conv = {
@@ -96,7 +107,7 @@ def test_equals_per_list_functions_for_every_user(seed):
         "log_base": [2, math.e][(seed // 4) % 2],
         "empty": ["zero", "nan"][(seed // 6) % 2],
     }
-    ties = ["item_desc", "item_asc", "input"][seed % 3]
+    ties = list(TIES)[seed % len(TIES)]
     missing = ["zero", "skip"][(seed // 2) % 2]
     recs, truth = random_tables(seed, string_ids=bool(rng.integers(0, 2)),
                                 half_grades=seed % 4 == 1)
@@ -337,7 +348,7 @@ def count_chunks(monkeypatch):
 def test_threads_give_identical_results(seed, monkeypatch, count_chunks):
     # Tiny chunks (1 row per thread minimum) so that small tables get split.
     monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 1)
-    options = {"ties": ["item_desc", "item_asc", "input"][seed % 3],
+    options = {"ties": list(TIES)[seed % len(TIES)],
                "missing": ["zero", "skip"][seed % 2],
                "empty": ["zero", "nan"][(seed // 2) % 2],
                "gain": ["linear", "exponential"][(seed // 4) % 2],
