@@ -7,7 +7,9 @@ in Debian's chromium (headless, driven by Playwright) and checks, page by page:
   ``mjx-container``), and there is no ``mjx-merror``; MathJax is served from
   the book itself, so it must work with no network;
 * images: every ``<img>`` loaded (``naturalWidth > 0``), and every notebook
-  figure has an opaque light background, so it stays legible in dark mode;
+  figure has an opaque light background, so it stays legible in dark mode,
+  a numbered caption, alt text, and at least 1.8 image pixels per CSS pixel
+  (sharp on a high-density screen);
 * no console error, no uncaught exception, no failed or 4xx/5xx request, and
   no request to any host other than 127.0.0.1 (those are blocked and listed);
 * links: every link into the book points at an existing file, and a
@@ -222,6 +224,23 @@ async () => {
       }
     }
   }
+  // Notebook figures: a numbered caption, alt text, and pixels for high-density screens.
+  out.figure_problems = [];
+  for (const img of document.querySelectorAll('.cell_output img')) {
+    const src = (img.getAttribute('src') || '').split('/').pop();
+    const figure = img.closest('figure');
+    const caption = figure && figure.querySelector('figcaption');
+    if (!caption || !caption.textContent.trim())
+      out.figure_problems.push(`${src}: no caption`);
+    else if (!caption.querySelector('.caption-number'))
+      out.figure_problems.push(`${src}: caption without a figure number`);
+    const alt = (img.getAttribute('alt') || '').trim();
+    if (!alt || /^(png|image|figure|<Figure)/i.test(alt))
+      out.figure_problems.push(`${src}: no alt text`);
+    const shown = img.getBoundingClientRect().width;
+    if (img.complete && shown > 0 && img.naturalWidth < 1.8 * shown)
+      out.figure_problems.push(`${src}: ${img.naturalWidth} px drawn in ${Math.round(shown)} px (not sharp on a high-density screen)`);
+  }
   out.hrefs = [...document.querySelectorAll('a[href]')].map(a => a.href);
   await document.fonts.ready;  // MathJax fonts load after typesetting
   return out;
@@ -428,6 +447,8 @@ def main(argv=None) -> int:
                 stats["images"] += out["images"]
                 for src in out["broken_images"]:
                     fail(rel, f"image did not load: {src}")
+                for problem in out["figure_problems"]:
+                    fail(rel, f"figure {problem}")
                 for src in out["dark_figures"]:
                     fail(rel, f"figure without an opaque white background (illegible in dark mode): {src}")
                 stats["links"] += _check_links(html_dir, base, rel, out["hrefs"], fail)
