@@ -4,7 +4,9 @@ book/conventions.ipynb states that (1) a ``log_base`` other than 2 reproduces
 scikit-learn's ``dcg_score(log_base=...)`` (Recommenders' natural-log DCG),
 (2) scikit-learn's tie-averaged NDCG equals the mean of ``ml.ndcg_at_k`` over
 every order of the tied items, and (3) scikit-learn's ``average_precision_score``
-is ``ml.average_precision`` (denominator |R|) on the full ordering of all items.
+is ``ml.average_precision`` (denominator |R|) on the full ordering of all items, and
+(4) scikit-learn's ``ndcg_score`` given only the top-k items reproduces the
+re-sorted ideal (``ideal="retrieved"``).
 """
 
 import itertools
@@ -63,3 +65,21 @@ def test_sklearn_average_precision_is_ap_over_the_full_ordering(seed):
     ranking = [items[j] for j in np.argsort(-scores)]
     expected = skm.average_precision_score(grades > 0, scores)
     assert ml.average_precision(ranking, dict(zip(items, grades))) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_sklearn_ndcg_on_retrieved_items_only_is_the_resorted_ideal(seed):
+    # The appendix says scikit-learn builds the ideal from the labels passed: given only the
+    # top-k items, ndcg_score equals NDCG with the re-sorted top k as ideal.
+    rng = np.random.default_rng(seed)
+    items, grades, scores = random_case(rng, 20, ties=False)
+    judged = dict(zip(items, grades))
+    ranking = [items[j] for j in np.argsort(-scores)]
+    k = int(rng.integers(1, len(ranking) + 1))
+    shown = ranking[:k]                      # the caller passes only the top k
+    if not any(judged[item] > 0 for item in shown):
+        pytest.skip("no relevant item in the top k: both sides are 0/0 conventions")
+    y_true = [[judged[item] for item in shown]]
+    y_score = [list(range(len(shown), 0, -1))]
+    expected = skm.ndcg_score(y_true, y_score, k=k)
+    assert ml.ndcg_at_k(shown, judged, k=k, ideal="retrieved") == pytest.approx(expected, abs=1e-9)
