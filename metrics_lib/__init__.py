@@ -38,6 +38,16 @@ from .online import (
     sample_size_per_group,
     two_proportion_test,
 )
+from .experiments import (
+    CupedTest,
+    GroupSequentialBoundaries,
+    RatioEstimate,
+    RatioTest,
+    cuped_test,
+    group_sequential_boundaries,
+    ratio_metric,
+    ratio_metric_test,
+)
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
 from .trec import read_trec_qrels, read_trec_run
@@ -116,6 +126,15 @@ __all__ = [
     "RateEstimate",
     "TwoProportionTest",
     "SampleRatioMismatch",
+    # online experiments at the randomisation unit
+    "ratio_metric",
+    "ratio_metric_test",
+    "cuped_test",
+    "group_sequential_boundaries",
+    "RatioEstimate",
+    "RatioTest",
+    "CupedTest",
+    "GroupSequentialBoundaries",
     # a simulated world with known preferences
     "SimulatedWorld",
     "simulate_world",
