@@ -48,6 +48,16 @@ from .experiments import (
     ratio_metric,
     ratio_metric_test,
 )
+from .interleaving import (
+    InterleavingCredit,
+    InterleavingTest,
+    TeamDraftBatch,
+    TeamDraftList,
+    interleaving_credit,
+    interleaving_test,
+    team_draft_interleave,
+    team_draft_interleave_many,
+)
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
 from .trec import read_trec_qrels, read_trec_run
@@ -135,6 +145,15 @@ __all__ = [
     "RatioTest",
     "CupedTest",
     "GroupSequentialBoundaries",
+    # interleaving
+    "team_draft_interleave",
+    "team_draft_interleave_many",
+    "interleaving_credit",
+    "interleaving_test",
+    "TeamDraftList",
+    "TeamDraftBatch",
+    "InterleavingCredit",
+    "InterleavingTest",
     # a simulated world with known preferences
     "SimulatedWorld",
     "simulate_world",
