@@ -23,17 +23,20 @@ def test_hand_traced_drafts():
     # swapped: A=(2,3,4) takes 2, B=(1,2,3) takes 1, A takes 3: B used up
     assert _team_draft_one(b, a, [True, True], 6) == ([2, 1, 3], ["A", "B", "A"])
     # longer rankings: A=(1,2,3,5), B=(2,3,4,6), A first twice -> 1, 2, 3, 4,
-    # then round 3 with B first: B takes 6, A takes 5
+    # then round 3 with B first: B takes 6 and is used up, so A never gets 5
     assert _team_draft_one((1, 2, 3, 5), (2, 3, 4, 6), [True, True, False], 8) == (
-        [1, 2, 3, 4, 6, 5], ["A", "B", "A", "B", "B", "A"])
+        [1, 2, 3, 4, 6], ["A", "B", "A", "B", "B"])
+    # with A first in round 3: A takes 5, then B takes 6
+    assert _team_draft_one((1, 2, 3, 5), (2, 3, 4, 6), [True, True, True], 8) == (
+        [1, 2, 3, 4, 5, 6], ["A", "B", "A", "B", "A", "B"])
     # round 1: B first -> B takes 2, A takes 1; round 2: B first -> B takes 3;
     # A has nothing unused left, so the draft ends (Algorithm 2's condition)
     assert _team_draft_one(a, b, [False, False], 6) == ([2, 1, 3], ["B", "A", "B"])
     # round 2 with A first: A takes 3 and A is used up
     assert _team_draft_one(a, b, [False, True], 6) == ([2, 1, 3], ["B", "A", "A"])
     # a length stops it earlier
-    assert _team_draft_one((1, 2, 3, 5), (2, 3, 4, 6), [True, True, False], 5) == (
-        [1, 2, 3, 4, 6], ["A", "B", "A", "B", "B"])
+    assert _team_draft_one((1, 2, 3, 5), (2, 3, 4, 6), [True, True, True], 3) == (
+        [1, 2, 3], ["A", "B", "A"])
     # identical rankings: the list is the ranking whoever picks
     items, teams = _team_draft_one(a, a, [True, False], 3)
     assert items == [1, 2, 3] and teams == ["A", "B", "B"]
