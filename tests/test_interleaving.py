@@ -26,9 +26,9 @@ def test_hand_traced_drafts():
     # then round 3 with B first: B takes 6 and is used up, so A never gets 5
     assert _team_draft_one((1, 2, 3, 5), (2, 3, 4, 6), [True, True, False], 8) == (
         [1, 2, 3, 4, 6], ["A", "B", "A", "B", "B"])
-    # with A first in round 3: A takes 5, then B takes 6
+    # with A first in round 3: A takes 5 and is used up in turn
     assert _team_draft_one((1, 2, 3, 5), (2, 3, 4, 6), [True, True, True], 8) == (
-        [1, 2, 3, 4, 5, 6], ["A", "B", "A", "B", "A", "B"])
+        [1, 2, 3, 4, 5], ["A", "B", "A", "B", "A"])
     # round 1: B first -> B takes 2, A takes 1; round 2: B first -> B takes 3;
     # A has nothing unused left, so the draft ends (Algorithm 2's condition)
     assert _team_draft_one(a, b, [False, False], 6) == ([2, 1, 3], ["B", "A", "B"])
