@@ -14,6 +14,13 @@ from .classification import (
     recall,
     roc_auc,
 )
+from .counterfactual import (
+    OffPolicyEstimate,
+    doubly_robust_estimate,
+    ips_estimate,
+    slate_ips_estimate,
+    snips_estimate,
+)
 from .datasets import SimulatedWorld, simulate_world
 from .ranking import (
     average_precision,
@@ -154,6 +161,12 @@ __all__ = [
     "TeamDraftBatch",
     "InterleavingCredit",
     "InterleavingTest",
+    # counterfactual evaluation from logs
+    "ips_estimate",
+    "snips_estimate",
+    "doubly_robust_estimate",
+    "slate_ips_estimate",
+    "OffPolicyEstimate",
     # a simulated world with known preferences
     "SimulatedWorld",
     "simulate_world",

@@ -428,8 +428,9 @@ def check_distribution_rows(name: str, array: np.ndarray, *, axis: int = -1,
     off = np.abs(sums - 1.0) > atol
     if off.any():
         at = tuple(int(i) for i in np.argwhere(off)[0])
-        raise ValueError(f"{name} must sum to 1 over its last axis (one probability "
-                         f"distribution per row); row {at[0] if len(at) == 1 else at} "
+        over = "its last axis" if axis == -1 else f"axis {axis}"
+        raise ValueError(f"{name} must sum to 1 over {over} (each a probability "
+                         f"distribution); entry {at[0] if len(at) == 1 else at} "
                          f"sums to {sums[at]!r}")
     return array
 
