@@ -415,7 +415,7 @@ def check_probabilities(name: str, array: np.ndarray, *, positive: bool = False)
         at = tuple(int(i) for i in np.argwhere(bad)[0])
         at_text = at[0] if len(at) == 1 else at
         need = "in (0, 1]" if positive else "in [0, 1]"
-        raise ValueError(f"{name} must be probabilities {need}; got {array[at]!r} at "
+        raise ValueError(f"{name} must be probabilities {need}; got {float(array[at])!r} at "
                          f"index {at_text}")
     return array
 
@@ -431,7 +431,7 @@ def check_distribution_rows(name: str, array: np.ndarray, *, axis: int = -1,
         over = "its last axis" if axis == -1 else f"axis {axis}"
         raise ValueError(f"{name} must sum to 1 over {over} (each a probability "
                          f"distribution); entry {at[0] if len(at) == 1 else at} "
-                         f"sums to {sums[at]!r}")
+                         f"sums to {float(sums[at])!r}")
     return array
 
 

@@ -134,7 +134,7 @@ def _check_overlap(logging, target, what):
         at = tuple(int(i) for i in np.argwhere(unsupported)[0])
         where = f"record {at[0]}, {what} {at[1]}" + (f", position {at[2]}" if len(at) > 2 else "")
         raise ValueError(
-            f"no overlap: target_policy gives probability {target[at]!r} to {where}, "
+            f"no overlap: target_policy gives probability {float(target[at])!r} to {where}, "
             "which the logging policy never takes (probability 0); no reweighting "
             "of these logs can estimate that part of the target's value")
 
