@@ -128,13 +128,13 @@ def _check_bandit_log(rewards, actions, logging_policy, target_policy):
     return r, a, propensity, target
 
 
-def _check_overlap(logging, target, what):
+def _check_overlap(logging, target, what, target_name="target_policy"):
     unsupported = (target > 0) & (logging <= 0)
     if unsupported.any():
         at = tuple(int(i) for i in np.argwhere(unsupported)[0])
         where = f"record {at[0]}, {what} {at[1]}" + (f", position {at[2]}" if len(at) > 2 else "")
         raise ValueError(
-            f"no overlap: target_policy gives probability {float(target[at])!r} to {where}, "
+            f"no overlap: {target_name} gives probability {float(target[at])!r} to {where}, "
             "which the logging policy never takes (probability 0); no reweighting "
             "of these logs can estimate that part of the target's value")
 
@@ -472,7 +472,7 @@ def slate_ips_estimate(clicks, slates, logging_marginals, target_marginals, *,
             i, k = (int(v) for v in np.argwhere(propensity <= 0)[0])
             raise ValueError(f"record {i}, position {k}: the logged item {s[i, k]} has "
                              "marginal probability 0 under logging_marginals")
-        _check_overlap(logging, target, "item")
+        _check_overlap(logging, target, "item", "target_marginals")
     if position_weights is None:
         lam = np.ones(n_positions)
     else:

@@ -241,7 +241,7 @@ def test_errors_name_the_argument():
     with pytest.raises(ValueError, match="slates must lie in"):
         slate_ips_estimate([[1, 0], [1, 1]], [[0, 2], [1, 0]], logging, target)
     blind = np.array([[[1.0, 0.0], [0.0, 1.0]]] * 2)
-    with pytest.raises(ValueError, match="no overlap: .* record 0, item 0, position 1"):
+    with pytest.raises(ValueError, match="no overlap: target_marginals .* record 0, item 0, position 1"):
         slate_ips_estimate([[1, 0], [1, 1]], [[0, 1], [0, 1]], blind, target)
     with pytest.raises(ValueError, match="logging_marginals must sum to 1 over axis 1"):
         slate_ips_estimate([[1, 0], [1, 1]], [[0, 1], [1, 0]], logging * 0.5, target)
