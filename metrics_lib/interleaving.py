@@ -353,6 +353,9 @@ def team_draft_interleave_many(rankings_a, rankings_b, *, length=None, seed=None
         raise ValueError("rankings_a and rankings_b must have one row per user: got "
                          f"{a.shape[0]} and {b.shape[0]} rows")
     if a.dtype != b.dtype:
+        if (a.dtype.kind in "iuf") != (b.dtype.kind in "iuf"):
+            raise TypeError("rankings_a and rankings_b must hold ids of one kind (both "
+                            f"numbers or both strings); got dtypes {a.dtype} and {b.dtype}")
         common = np.result_type(a.dtype, b.dtype)
         a, b = a.astype(common), b.astype(common)
     shortest = min(a.shape[1], b.shape[1])
@@ -428,6 +431,8 @@ def interleaving_credit(teams, clicks):
     if raw.shape != codes.shape:
         raise ValueError(f"clicks and teams must have the same shape; got {raw.shape} "
                          f"and {codes.shape}")
+    if raw.dtype.kind not in "biuf":
+        raise TypeError(f"clicks must contain 0/1 or booleans; got dtype {raw.dtype}")
     flat = check_real_array("clicks", raw.reshape(-1).astype(float))
     if not np.all((flat == 0) | (flat == 1)):
         raise ValueError("clicks must contain only 0/1 (or False/True)")

@@ -151,6 +151,12 @@ def test_errors_and_no_mutation():
         interleaving_credit(["A", "B"], [1, 0, 1])
     with pytest.raises(ValueError, match="clicks must contain only 0/1"):
         interleaving_credit(["A", "B"], [2, 0])
+    with pytest.raises(TypeError, match="clicks must contain 0/1 or booleans"):
+        interleaving_credit(["A", "B"], ["x", "y"])
+    with pytest.raises(TypeError, match="ids of one kind"):
+        team_draft_interleave_many(a, np.array([["3", "2", "1"]]))
+    strings = team_draft_interleave_many([["x", "y"]], [["y", "z"]], seed=0)
+    assert sorted(strings.items[0].tolist()) in (["x", "y"], ["y", "z"])
     with pytest.raises(ValueError, match="clicks_a must be non-negative"):
         interleaving_test([-1, 0], [0, 0])
     with pytest.raises(ValueError, match="same length"):
