@@ -668,7 +668,11 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
     the continuation region [2]_ and root finding. The
     looks may be unequally spaced and need not be planned in advance
     (that is the point of a spending function [1]_), but the spending
-    function must be. Peeking at a fixed-sample test at every look instead
+    function must be. The boundary of look :math:`k` depends on
+    :math:`t_1, \\dots, t_k` only, so at an unplanned look append 1 to the
+    fractions reached so far and read the :math:`k`-th boundary (the
+    information fraction is the sample so far over the planned final
+    sample). Peeking at a fixed-sample test at every look instead
     (rejecting when :math:`|Z_k| \\ge 1.96`) has a type I error far above
     alpha (about 0.14 with five looks).
 

@@ -241,6 +241,13 @@ def test_crossing_engine_reproduces_classic_constants():
     assert _crossing_probabilities([1.96] * 5, FIVE)[-1] == pytest.approx(0.142, abs=1e-3)
 
 
+def test_boundary_of_a_look_does_not_depend_on_later_looks():
+    early = group_sequential_boundaries([0.3, 0.55, 1.0])
+    late = group_sequential_boundaries([0.3, 0.55, 0.8, 0.9, 1.0])
+    np.testing.assert_allclose(early.z_boundaries[:2], late.z_boundaries[:2], rtol=1e-9)
+    assert early.z_boundaries[2] != pytest.approx(late.z_boundaries[2], abs=1e-3)
+
+
 def test_one_sided_at_half_alpha_equals_two_sided():
     two = group_sequential_boundaries(FIVE, alpha=0.05)
     one = group_sequential_boundaries(FIVE, alpha=0.025, alternative="greater")
