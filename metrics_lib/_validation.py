@@ -539,3 +539,92 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
                              f"{values[at]!r} at row {series.index[at]!r}; values "
                              f"must be >= {minimum:g}")
     return values
+
+
+# -- online experiments, interleaving, off-policy evaluation -----------------
+
+def check_rng(seed, name: str = "seed") -> np.random.Generator:
+    """``None``, a non-negative int or a ``numpy.random.Generator`` -> Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{name} must be None, a non-negative integer or a "
+                        f"numpy.random.Generator; got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer; got {seed}")
+    return np.random.default_rng(int(seed))
+
+
+def check_real_matrix(name: str, values, *, ndim: int = 2) -> np.ndarray:
+    """A float array copy of exactly ``ndim`` dimensions, finite, not empty."""
+    if isinstance(values, (str, bytes, Mapping)) or values is None or np.isscalar(values):
+        raise TypeError(f"{name} must be a {ndim}-D array of numbers; got "
+                        f"{type(values).__name__}")
+    try:
+        array = np.array(values, dtype=float)  # a copy: inputs stay untouched
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must contain only numbers") from None
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional; got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty; got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+                         f"index {bad}")
+    return array
+
+
+def check_probabilities(name: str, array: np.ndarray, *, positive: bool = False) -> np.ndarray:
+    """Every entry of a float array in [0, 1] (in (0, 1] with ``positive``)."""
+    low_bad = array <= 0 if positive else array < 0
+    bad = low_bad | (array > 1)
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        at_text = at[0] if len(at) == 1 else at
+        need = "in (0, 1]" if positive else "in [0, 1]"
+        raise ValueError(f"{name} must be probabilities {need}; got {float(array[at])!r} at "
+                         f"index {at_text}")
+    return array
+
+
+def check_distribution_rows(name: str, array: np.ndarray, *, axis: int = -1,
+                            atol: float = 1e-6) -> np.ndarray:
+    """Probabilities that sum to 1 along ``axis`` (each row a distribution)."""
+    check_probabilities(name, array)
+    sums = array.sum(axis=axis)
+    off = np.abs(sums - 1.0) > atol
+    if off.any():
+        at = tuple(int(i) for i in np.argwhere(off)[0])
+        over = "its last axis" if axis == -1 else f"axis {axis}"
+        raise ValueError(f"{name} must sum to 1 over {over} (each a probability "
+                         f"distribution); entry {at[0] if len(at) == 1 else at} "
+                         f"sums to {float(sums[at])!r}")
+    return array
+
+
+def check_int_array(name: str, values, *, low: int = 0, high: int | None = None,
+                    ndim: int = 1) -> np.ndarray:
+    """Integer indices in ``[low, high)`` as an int64 array copy."""
+    if isinstance(values, (str, bytes, Mapping)) or values is None or np.isscalar(values):
+        raise TypeError(f"{name} must be an array of integers; got {type(values).__name__}")
+    array = np.array(values)
+    if array.dtype.kind == "b" or array.dtype.kind not in "iu":
+        if array.dtype.kind == "f" and array.size and np.all(np.isfinite(array)) \
+                and np.all(array == np.round(array)):
+            array = array.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must contain integers; got dtype {array.dtype}")
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional; got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty")
+    array = array.astype(np.int64)
+    out = (array < low) | ((array >= high) if high is not None else False)
+    if np.any(out):
+        at = tuple(int(i) for i in np.argwhere(out)[0])
+        raise ValueError(f"{name} must lie in [{low}, {high}); got {array[at]} at index "
+                         f"{at[0] if len(at) == 1 else at}")
+    return array
