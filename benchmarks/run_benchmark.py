@@ -22,7 +22,8 @@ Run from the repo root, in the benchmark venv (see benchmarks/requirements.txt):
     .venv-bench/bin/python benchmarks/run_benchmark.py            # full run
     .venv-bench/bin/python benchmarks/run_benchmark.py --quick    # smoke test
 
-Writes benchmarks/results/comparison.csv, scaling.csv and environment.csv.
+Writes metrics_lib/data/benchmarks/comparison.csv, scaling.csv and environment.csv
+(package data: the chapter book/at_scale.ipynb reads them from the installed package).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from workload import make_workload  # noqa: E402
+from workload import LIST_LENGTH, MAX_RELEVANT, make_workload  # noqa: E402
 
 METRICS = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@10"]
 PYTREC = {"ndcg@10": "ndcg_cut_10", "map@100": "map_cut_100", "mrr": "recip_rank",
@@ -319,7 +320,10 @@ def environment() -> list[dict]:
     rows = [{"item": "python", "value": platform.python_version()},
             {"item": "cpu_count", "value": os.cpu_count()},
             {"item": "load_average_1min_at_start", "value": f"{os.getloadavg()[0]:.2f}"},
-            {"item": "platform", "value": platform.platform()}]
+            {"item": "platform", "value": platform.platform()},
+            # the workload's shape, so that the chapter need not import benchmarks/
+            {"item": "workload_list_length", "value": LIST_LENGTH},
+            {"item": "workload_max_relevant", "value": MAX_RELEVANT}]
     for package in ("numpy", "pandas", "pytrec-eval-terrier", "ranx", "numba",
                     "recommenders"):
         try:
@@ -343,7 +347,7 @@ def main() -> None:
     parser.add_argument("--recommenders-users", type=int, default=10_000)
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes, results to a temp dir (smoke test)")
-    parser.add_argument("--results", default=str(HERE / "results"))
+    parser.add_argument("--results", default=str(HERE.parent / "metrics_lib" / "data" / "benchmarks"))
     args = parser.parse_args()
     if args.worker:
         args.tool = args.worker
