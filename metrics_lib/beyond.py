@@ -404,9 +404,11 @@ def gini_index(recommended_lists, catalog=None, *, k=None, denominator="n"):
     k : int or None, default=None
         Cut-off applied to every list.
     denominator : {"n", "n-1"}, default="n"
-        ``"n"`` divides by the number of items (RecBole ``GiniIndex``);
+        ``"n"`` divides by the number of items (RecBole ``GiniIndex``, whose
+        item count also includes its padding id 0);
         ``"n-1"`` divides by one less, so that all exposure on one item gives
-        exactly 1 (Adomavicius and Kwon; Elliot ``Gini``).
+        exactly 1 (the divisor of Elliot ``Gini``, which then reports
+        ``1 - G``).
 
     Returns
     -------
@@ -626,9 +628,10 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
     -----
     An item everybody has seen carries no information (0 bits); an item
     one interaction in a million carries about 20 bits. Microsoft
-    Recommenders drops recommended items absent from the training data in a
-    join and so reports a finite number without them; this function
-    raises instead.
+    Recommenders (``python_evaluation.novelty``) drops recommended items
+    absent from the training data from the sum (an inner join) but still
+    divides by the number of all recommendations, so each such item counts
+    as 0 bits; this function raises instead.
 
     References
     ----------
