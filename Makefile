@@ -87,6 +87,7 @@ test: $(STAMP) data | $(CHROMIUM)
 	$(BIN)/python tools/student_edition.py
 	$(BIN)/python tools/check_student.py _build/html _build/student/_build/html
 	$(BIN)/python tools/check_downloads.py _build/html _build/student/_build/html
+	$(BIN)/python tools/check_standalone.py
 	$(MAKE) pdf
 
 clean:
