@@ -22,6 +22,7 @@ NaN).
 """
 from __future__ import annotations
 
+import inspect
 import json
 import warnings
 from importlib.metadata import version
@@ -75,7 +76,11 @@ def main() -> None:
             pos_index, pos_len_np = m.used_info(Data())
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                res = m.metric_info(pos_index, pos_len_np)
+                # Hit and MRR take pos_index only (their calculate_metric passes that)
+                if len(inspect.signature(m.metric_info).parameters) == 1:
+                    res = m.metric_info(pos_index)
+                else:
+                    res = m.metric_info(pos_index, pos_len_np)
             for k in KS:
                 for r, u in enumerate(users):
                     g.add(scores, name, {}, k, u, res[r, k - 1])
