@@ -1,8 +1,10 @@
 """ranx per-user values: ranx.evaluate(qrels, run, metrics, return_mean=False).
 
 Source: ranx, ranx/meta/evaluate.py (evaluate) and ranx/metrics/*.py (hits,
-hit_rate, precision, recall, reciprocal_rank, average_precision, ndcg, r_precision); the run is sorted by ranx/utils.py descending_sort (numba),
-so the order of tied scores is implementation-defined.
+hit_rate, precision, recall, reciprocal_rank, average_precision, ndcg, r_precision); the run is sorted once, by ranx/data_structures/run.py
+Run.sort -> ranx/data_structures/common.py sort_dict_by_value (numba
+np.argsort of the negated scores, in dict insertion order; numba's argsort is
+an unstable quicksort), so the order of tied scores is implementation-defined.
 """
 from __future__ import annotations
 
@@ -51,8 +53,9 @@ def main() -> None:
     for (metric, opt, k) in list(g.entries):
         import json
         g.note(metric, json.loads(opt), int(k) if k else None,
-               ties="ranx sorts each run with numba (ranx/utils.py descending_sort); the order "
-                    "of equal scores is implementation-defined (not reproducible)",
+               ties="ranx sorts each run with numba np.argsort of -score (unstable quicksort; "
+                    "ranx/data_structures/common.py sort_dict_by_value); the order of equal "
+                    "scores is implementation-defined (not reproducible)",
                ties_reproducible=False,
                note="make_comparable=True: users only in the predictions are dropped, users only "
                     "in the truth table get an empty run (0). Users with only grade-0 judgements: "
