@@ -86,7 +86,12 @@ def main() -> None:
         err = skipped.get((metric, opt, int(k) if k else None), {})
         g.note(metric, o, int(k) if k else None, ties=tie,
                ties_reproducible=o.get("ignore_ties") is not True,
-               note="One call per user. Users only in the truth table are not scored. "
+               note="One call per user. Users only in the truth table are not scored. A user "
+                    "with no relevant item gets 0.0 from average_precision_score (with a "
+                    "warning), 1.0 from label_ranking_average_precision_score, 0.0 from "
+                    "ndcg_score. dcg_score and ndcg_score refuse a user with a single item "
+                    "(a one-column y_true is a 'binary' target; ndcg_score: 'more than 1 "
+                    "document'). "
                     "Errors (users left out): " + json.dumps(
                         {s: sorted(set(v.values())) for s, v in err.items()}))
     g.write()
