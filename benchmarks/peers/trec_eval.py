@@ -5,7 +5,13 @@ which runs trec_eval 9.0.8's measure code (m_P.c, m_recall.c, m_success.c,
 m_recip_rank.c, m_map.c, m_map_cut.c, m_ndcg.c, m_ndcg_cut.c, m_Rprec.c,
 m_num_rel_ret.c); ties are ordered by trec_eval's own rule
 (form_res_rels.c, comp_sim_docno: score descending, then docno compared with
-strcmp, descending), so tie order is reproducible.
+strcmp, descending), so tie order is reproducible. The comparison is in
+float32: pytrec_eval stores each score (PyFloat_AsDouble, pytrec_eval.cpp
+ResultRankingBuilder.ProcessQueryDocumentPair) in trec_eval 9's
+TEXT_RESULTS.sim, declared ``float`` (usnistgov/trec_eval trec_format.h,
+commit 8bef1e9e); trec_eval 10.0 declares it ``double``. So float32-equal
+scores tie in pytrec_eval and not in the trec_eval 10.0 binary (checked by
+running both: 22 values of the tied corpus differ, none of the untied one).
 Optional check: ``--binary PATH`` compares every value with the trec_eval
 command line (``trec_eval -q -m all_trec``) on the same files.
 """
