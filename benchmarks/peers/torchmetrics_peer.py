@@ -8,11 +8,14 @@ module's empty_target_action (retrieval/base.py RetrievalMetric.compute)
 decides what a user without any relevant item gets. Calling the module on
 one user's rows returns that user's value.
 
-Input: preds = the user's recommended scores as a float32 tensor (torch's
+Input (default, no ``candidates`` option): preds = the user's recommended scores as a float32 tensor (torch's
 default dtype: float32-equal scores tie), target = grade >= 1 (bool), or the
 grade itself for NDCG (graded gains). Judged items that were not recommended
 are not part of the input (torchmetrics scores the given rows only), so recall
-divides by the relevant items in the list. Users only in the truth table have
+divides by the relevant items in the list. Option ``candidates:
+"recommended+judged"`` (Recall, MAP, NDCG, R-precision, "neg"): those items are
+appended with score ``min(list scores) - 1`` (after the list, tied among
+themselves), as in sklearn_peer.py. Users only in the truth table have
 no rows and are skipped. Sorting uses torch.topk / torch.argsort: the order of
 equal scores is implementation-defined.
 """
@@ -49,6 +52,16 @@ def specs():
     for eta in ("neg", "skip", "pos"):
         out.append(("RetrievalRPrecision", R.RetrievalRPrecision, False, None,
                     {"empty_target_action": eta}))
+    # the judged items that were not recommended appended after the list
+    for k in (None, *KS):
+        kk = {} if k is None else {"top_k": k}
+        for name, cls, graded in (("RetrievalRecall", R.RetrievalRecall, False),
+                                  ("RetrievalMAP", R.RetrievalMAP, False),
+                                  ("RetrievalNormalizedDCG", R.RetrievalNormalizedDCG, True)):
+            out.append((name, cls, graded, k, {**kk, "empty_target_action": "neg",
+                                               "candidates": "recommended+judged"}))
+    out.append(("RetrievalRPrecision", R.RetrievalRPrecision, False, None,
+                {"empty_target_action": "neg", "candidates": "recommended+judged"}))
     return out
 
 
@@ -58,15 +71,22 @@ def main() -> None:
     g = Golden(PEER, version("torchmetrics"), "torchmetrics src/torchmetrics/retrieval/*.py "
                "(module classes, one call per user)", extra={"torch": torch.__version__})
     sp = specs()
-    metrics = [(name, cls(**opt), graded, k, opt) for name, cls, graded, k, opt in sp]
+    metrics = [(name, cls(**{o: v for o, v in opt.items() if o != "candidates"}), graded, k, opt)
+               for name, cls, graded, k, opt in sp]
     for scores in SCORES:
         recs = load_recs(scores)
         for u, rows in recs.items():
             t = truth.get(u, {})
-            preds = torch.tensor([s for _, s in rows])  # float32 (torch default)
-            grades = torch.tensor([t.get(i, 0) for i, _ in rows])
-            idx = torch.zeros(len(rows), dtype=torch.long)
+            extra = [i for i in t if i not in {i for i, _ in rows}]
+            low = min(s for _, s in rows) - 1.0
+            inputs = {}
+            for cand, rr in (("recommended", rows),
+                             ("recommended+judged", rows + [(i, low) for i in extra])):
+                inputs[cand] = (torch.tensor([s for _, s in rr]),  # float32 (torch default)
+                                torch.tensor([t.get(i, 0) for i, _ in rr]),
+                                torch.zeros(len(rr), dtype=torch.long))
             for name, m, graded, k, opt in metrics:
+                preds, grades, idx = inputs[opt.get("candidates", "recommended")]
                 if opt["empty_target_action"] == "skip" and not bool((grades > 0).any()):
                     # "skip" leaves the user out of the mean; called on that user
                     # alone the module returns 0.0, which is not a per-user value.
@@ -83,8 +103,9 @@ def main() -> None:
                ties_reproducible=False,
                note="preds float32. Users only in the truth table are skipped (no rows). Users "
                     "with no relevant item in their list get what empty_target_action says "
-                    "(neg: 0, pos: 1, skip: left out of the mean, so no row here). Recall and "
-                    "R-precision count only the relevant items that are in the list.")
+                    "(neg: 0, pos: 1, skip: left out of the mean, so no row here). Without "
+                    "candidates=recommended+judged, Recall and R-precision count only the "
+                    "relevant items that are in the list.")
     g.write()
 
 
