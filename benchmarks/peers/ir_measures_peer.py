@@ -67,8 +67,10 @@ def main() -> None:
                "ASCENDING; reproducible")
         g.note(metric, o, int(k) if k else None, ties=tie,
                ties_reproducible=True,
-               note="Users only in the predictions or only in the truth table are not reported "
-                    "(pytrec_eval evaluates the common queries). Relevant = grade >= rel (default "
+               note="Users only in the predictions are not reported (pytrec_eval evaluates the "
+                    "qrels' queries); users only in the truth table get the measure's DEFAULT "
+                    "(0): ir_measures/providers/base.py Evaluator.iter_calc fills the qrels' "
+                    "queries missing from the run. Relevant = grade >= rel (default "
                     "1); nDCG gains = raw grades unless gains= is given; judged_only drops unjudged "
                     "items from the ranking first.")
     g.write()
