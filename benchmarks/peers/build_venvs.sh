@@ -20,9 +20,11 @@ for p in "${peers[@]}"; do
   if grep -q '^torch' "$here/requirements/$p.txt"; then
     "${pip[@]}" torch==2.13.0
   fi
-  "${pip[@]}" -r "$here/requirements/$p.txt"
+  # --upgrade: a venv that exists moves to the newest peer versions the
+  # requirements allow (torch stays at 2.13.0 through the constraints file)
+  "${pip[@]}" --upgrade -r "$here/requirements/$p.txt"
   if [ -f "$here/requirements/$p-nodeps.txt" ]; then
-    "${pip[@]}" --no-deps -r "$here/requirements/$p-nodeps.txt"
+    "${pip[@]}" --upgrade --no-deps -r "$here/requirements/$p-nodeps.txt"
   fi
   "$v/bin/python" -m pip freeze > "$here/versions/$p.txt"
 done
