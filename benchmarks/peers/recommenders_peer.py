@@ -73,7 +73,9 @@ def main() -> None:
                ties_reproducible=True,
                note="One call per user; users without predictions or without a grade >= 1 row "
                     "are left out (the functions return 0.0 for them, not a value). A user with "
-                    "no hit gets 0.0. ndcg_at_k default score_type='binary', discfun 'loge' "
+                    "no hit gets 0.0. r_precision_at_k is NaN for a user whose hits all lie "
+                    "below rank |R| (an empty groupby divided by the user's count), and such "
+                    "users drop out of its mean. ndcg_at_k default score_type='binary', discfun 'loge' "
                     "(cancels in the ratio). by_threshold: threshold=10 items, whatever k.")
     g.write()
 
