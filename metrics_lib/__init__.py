@@ -14,6 +14,13 @@ from .classification import (
     recall,
     roc_auc,
 )
+from .counterfactual import (
+    OffPolicyEstimate,
+    doubly_robust_estimate,
+    ips_estimate,
+    slate_ips_estimate,
+    snips_estimate,
+)
 from .datasets import MovieLens100K, SimulatedWorld, load_movielens_100k, simulate_world
 from .ranking import (
     average_precision,
@@ -37,6 +44,26 @@ from .online import (
     sample_ratio_mismatch,
     sample_size_per_group,
     two_proportion_test,
+)
+from .experiments import (
+    CupedTest,
+    GroupSequentialBoundaries,
+    RatioEstimate,
+    RatioTest,
+    cuped_test,
+    group_sequential_boundaries,
+    ratio_metric,
+    ratio_metric_test,
+)
+from .interleaving import (
+    InterleavingCredit,
+    InterleavingTest,
+    TeamDraftBatch,
+    TeamDraftList,
+    interleaving_credit,
+    interleaving_test,
+    team_draft_interleave,
+    team_draft_interleave_many,
 )
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
@@ -116,6 +143,30 @@ __all__ = [
     "RateEstimate",
     "TwoProportionTest",
     "SampleRatioMismatch",
+    # online experiments at the randomisation unit
+    "ratio_metric",
+    "ratio_metric_test",
+    "cuped_test",
+    "group_sequential_boundaries",
+    "RatioEstimate",
+    "RatioTest",
+    "CupedTest",
+    "GroupSequentialBoundaries",
+    # interleaving
+    "team_draft_interleave",
+    "team_draft_interleave_many",
+    "interleaving_credit",
+    "interleaving_test",
+    "TeamDraftList",
+    "TeamDraftBatch",
+    "InterleavingCredit",
+    "InterleavingTest",
+    # counterfactual evaluation from logs
+    "ips_estimate",
+    "snips_estimate",
+    "doubly_robust_estimate",
+    "slate_ips_estimate",
+    "OffPolicyEstimate",
     # a simulated world with known preferences
     "SimulatedWorld",
     "simulate_world",

@@ -221,6 +221,15 @@ def grade_levels(grades: np.ndarray) -> int:
     return int(top)
 
 
+def _fit_int64(k):
+    """A cut-off numpy can compare with: any k past int64 acts as no cut-off.
+
+    No list or ideal list has 2**62 rows, so capping there changes no value
+    (precision@k still divides by the k asked for).
+    """
+    return k if k is None or k < 2**62 else 2**62
+
+
 def _first_in_run(codes: np.ndarray) -> np.ndarray:
     """Mask of the first element of every run of equal (sorted) codes."""
     first = np.ones(codes.size, dtype=bool)
@@ -292,10 +301,13 @@ class UserTable:
 
     def binary(self, kind: str, k: int | None, level: float, denominator: str):
         """Values of a binary-relevance metric and the mask of empty users."""
+        # P@k divides by k as given; everything else compares positions with
+        # k, where any k beyond int64 means "the whole list"
+        cutoff = self.list_len.astype(np.float64) if k is None else float(k)
+        k = _fit_int64(k)
         n_rel = self.n_relevant(level)
         users, pos = self._selected(k, level)
         hits = np.bincount(users, minlength=self.n_users).astype(np.float64)
-        cutoff = self.list_len.astype(np.float64) if k is None else float(k)
         values = np.zeros(self.n_users, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             if kind == "precision":
@@ -354,6 +366,7 @@ class UserTable:
                            / self._discount(pos, log_base), minlength=self.n_users)
 
     def dcg(self, k, gain, log_base):
+        k = _fit_int64(k)
         with np.errstate(over="ignore"):  # an overflow is reported just below
             values = self._dcg(k, gain, log_base)
         if not np.all(np.isfinite(values)):
@@ -455,6 +468,7 @@ class UserTable:
                            minlength=self.n_users)
 
     def ndcg(self, k, gain, log_base, ideal):
+        k = _fit_int64(k)
         shift = self._user_shift(gain)
         dcg = self._dcg(k, gain, log_base, shift)
         ideal_dcg = (self._ideal_by_counting(k, gain, log_base)

@@ -122,13 +122,45 @@ def check_grade(name: str, item, grade, *, allow_negative: bool = False) -> floa
     return value
 
 
+def _series_grades(relevant, name: str, allow_negative: bool) -> dict:
+    """A pandas Series read as id (index) -> grade (values), or refused."""
+    import pandas as pd
+
+    dtype = relevant.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        raise TypeError(
+            f"{name} is a boolean Series; pass the ids it marks, e.g. "
+            f"list({name}[{name}].index), or a Series of grades indexed by id"
+        )
+    if not pd.api.types.is_numeric_dtype(dtype):
+        raise TypeError(
+            f"{name} is a Series of {dtype} values; a Series is read as id (index) -> "
+            f"grade (values), so its values must be numbers. For a list of ids, pass "
+            f"{name}.tolist()"
+        )
+    if not relevant.index.is_unique:
+        duplicated = relevant.index[relevant.index.duplicated()][0]
+        raise ValueError(f"{name} (a Series of grades) has the id {duplicated!r} twice "
+                         "in its index")
+    if relevant.isna().any():
+        at = relevant.index[int(np.argmax(relevant.isna().to_numpy()))]
+        raise ValueError(f"{name} has a missing grade for {at!r}")
+    return check_relevant(dict(zip(relevant.index.tolist(), relevant.tolist())), name,
+                          allow_negative=allow_negative)
+
+
 def check_relevant(relevant, name: str = "relevant", *,
-                   allow_negative: bool = False) -> dict:
+                   allow_negative: bool = False, recommended: tuple | None = None) -> dict:
     """Validate relevance judgements and return a new ``{id: grade}`` dict.
 
     ``relevant`` is either a mapping of id to a non-negative grade (any
-    finite grade with ``allow_negative=True``), or a collection of ids (each
-    then has grade 1).
+    finite grade with ``allow_negative=True``), a pandas Series read the same
+    way (index -> grade), or a collection of ids (each then has grade 1).
+
+    A scikit-learn-style label vector (0/1 or True/False per recommended
+    item) is refused: booleans never are ids, and a 0/1 list as long as
+    ``recommended`` that repeats a value cannot be a set of ids. A 0/1 list
+    without repeats ([0, 1]) is ambiguous and read as the ids 0 and 1.
     """
     if relevant is None:
         raise TypeError(
@@ -140,6 +172,15 @@ def check_relevant(relevant, name: str = "relevant", *,
             f"{name} must be a collection of ids, not a {type(relevant).__name__}; "
             f"{relevant!r} would be read letter by letter. Use [{relevant!r}]"
         )
+    module = type(relevant).__module__ or ""
+    if module.startswith("pandas"):
+        import pandas as pd
+
+        if isinstance(relevant, pd.Series):
+            return _series_grades(relevant, name, allow_negative)
+        if isinstance(relevant, pd.DataFrame):
+            raise TypeError(f"{name} is a DataFrame; pass a mapping of id -> grade (or a "
+                            "Series indexed by id), or use metrics_lib.evaluate for tables")
     if isinstance(relevant, Mapping):
         grades = {}
         for item, grade in relevant.items():
@@ -156,11 +197,28 @@ def check_relevant(relevant, name: str = "relevant", *,
             f"{name} must be a collection of relevant ids or a mapping of id to "
             f"grade; got {type(relevant).__name__} {relevant!r}"
         )
+    items = relevant.tolist() if isinstance(relevant, np.ndarray) else list(relevant)
+    _refuse_label_vector(items, name, recommended)
     grades = {}
-    for position, item in enumerate(relevant, start=1):
+    for position, item in enumerate(items, start=1):
         _check_hashable(name, item, position)
         grades[_as_python_id(item)] = 1.0
     return grades
+
+
+def _refuse_label_vector(items: list, name: str, recommended) -> None:
+    """Refuse 0/1 or True/False per recommended item given as ``relevant``."""
+    what = (f"{name} must be the relevant item ids (or a mapping id -> grade), not "
+            "one label per recommended item")
+    fix = ("; turn labels into ids with [item for item, label in zip(recommended, "
+           "labels) if label]")
+    if any(isinstance(item, (bool, np.bool_)) for item in items):
+        raise TypeError(f"{what}: it holds booleans{fix}")
+    if recommended is None or len(items) != len(recommended) or len(items) < 2:
+        return
+    if all(isinstance(item, numbers.Integral) and item in (0, 1) for item in items) \
+            and len(set(items)) < len(items):
+        raise ValueError(f"{what}: it is a 0/1 vector as long as recommended{fix}")
 
 
 def check_relevance_level(level) -> float:
@@ -481,3 +539,92 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
                              f"{values[at]!r} at row {series.index[at]!r}; values "
                              f"must be >= {minimum:g}")
     return values
+
+
+# -- online experiments, interleaving, off-policy evaluation -----------------
+
+def check_rng(seed, name: str = "seed") -> np.random.Generator:
+    """``None``, a non-negative int or a ``numpy.random.Generator`` -> Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{name} must be None, a non-negative integer or a "
+                        f"numpy.random.Generator; got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer; got {seed}")
+    return np.random.default_rng(int(seed))
+
+
+def check_real_matrix(name: str, values, *, ndim: int = 2) -> np.ndarray:
+    """A float array copy of exactly ``ndim`` dimensions, finite, not empty."""
+    if isinstance(values, (str, bytes, Mapping)) or values is None or np.isscalar(values):
+        raise TypeError(f"{name} must be a {ndim}-D array of numbers; got "
+                        f"{type(values).__name__}")
+    try:
+        array = np.array(values, dtype=float)  # a copy: inputs stay untouched
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must contain only numbers") from None
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional; got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty; got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+                         f"index {bad}")
+    return array
+
+
+def check_probabilities(name: str, array: np.ndarray, *, positive: bool = False) -> np.ndarray:
+    """Every entry of a float array in [0, 1] (in (0, 1] with ``positive``)."""
+    low_bad = array <= 0 if positive else array < 0
+    bad = low_bad | (array > 1)
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        at_text = at[0] if len(at) == 1 else at
+        need = "in (0, 1]" if positive else "in [0, 1]"
+        raise ValueError(f"{name} must be probabilities {need}; got {float(array[at])!r} at "
+                         f"index {at_text}")
+    return array
+
+
+def check_distribution_rows(name: str, array: np.ndarray, *, axis: int = -1,
+                            atol: float = 1e-6) -> np.ndarray:
+    """Probabilities that sum to 1 along ``axis`` (each row a distribution)."""
+    check_probabilities(name, array)
+    sums = array.sum(axis=axis)
+    off = np.abs(sums - 1.0) > atol
+    if off.any():
+        at = tuple(int(i) for i in np.argwhere(off)[0])
+        over = "its last axis" if axis == -1 else f"axis {axis}"
+        raise ValueError(f"{name} must sum to 1 over {over} (each a probability "
+                         f"distribution); entry {at[0] if len(at) == 1 else at} "
+                         f"sums to {float(sums[at])!r}")
+    return array
+
+
+def check_int_array(name: str, values, *, low: int = 0, high: int | None = None,
+                    ndim: int = 1) -> np.ndarray:
+    """Integer indices in ``[low, high)`` as an int64 array copy."""
+    if isinstance(values, (str, bytes, Mapping)) or values is None or np.isscalar(values):
+        raise TypeError(f"{name} must be an array of integers; got {type(values).__name__}")
+    array = np.array(values)
+    if array.dtype.kind == "b" or array.dtype.kind not in "iu":
+        if array.dtype.kind == "f" and array.size and np.all(np.isfinite(array)) \
+                and np.all(array == np.round(array)):
+            array = array.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must contain integers; got dtype {array.dtype}")
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional; got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty")
+    array = array.astype(np.int64)
+    out = (array < low) | ((array >= high) if high is not None else False)
+    if np.any(out):
+        at = tuple(int(i) for i in np.argwhere(out)[0])
+        raise ValueError(f"{name} must lie in [{low}, {high}); got {array[at]} at index "
+                         f"{at[0] if len(at) == 1 else at}")
+    return array

@@ -56,7 +56,7 @@ def _binary_inputs(recommended, relevant, k, relevance_level, empty):
     ``k`` used is the cut-off itself, or the list length when ``k`` is None.
     """
     items = check_recommended(recommended)
-    grades = check_relevant(relevant)
+    grades = check_relevant(relevant, recommended=items)
     k = check_k(k)
     level = check_relevance_level(relevance_level)
     check_empty(empty)
@@ -330,7 +330,13 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
 
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
                       relevance_level=1, empty="zero"):
-    """Mean of precision@i over the ranks ``i <= k`` that hold a relevant item.
+    """Average precision: precision at each relevant rank, summed, over ``|R|``.
+
+    By default (trec_eval) the precisions at the ranks ``i <= k`` that hold a
+    relevant item are summed and divided by the number of relevant items
+    ``|R|``, so relevant items the list never shows count as precision 0.
+    Dividing by the number of hits instead (the mean over the hit ranks) is
+    the ``denominator="retrieved"`` convention.
 
     Parameters
     ----------
@@ -407,8 +413,17 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     return float(precision_at_hits.sum() / divisor)
 
 
-def _gains(grades: np.ndarray, gain: str) -> np.ndarray:
-    return grades if gain == "linear" else np.exp2(grades) - 1.0
+def _gains(grades: np.ndarray, gain: str, scale_exponent: float = 0.0) -> np.ndarray:
+    """Gains of ``grades``; exponential gains are multiplied by 2**-scale_exponent.
+
+    ``2**grade`` overflows float64 from grade 1024 on. A ratio of DCGs (NDCG)
+    does not change when every gain is multiplied by the same factor, so NDCG
+    computes ``2**(grade - m) - 2**-m`` with ``m`` the largest grade, which
+    never overflows.
+    """
+    if gain == "linear":
+        return grades
+    return np.exp2(grades - scale_exponent) - np.exp2(-scale_exponent)
 
 
 def _discounted_sum(gains: np.ndarray, log_base: float) -> float:
@@ -423,7 +438,7 @@ def _check_log_base(log_base) -> float:
 
 def _graded_inputs(recommended, relevant, k, gain, empty, log_base):
     items = check_recommended(recommended)
-    grades = check_relevant(relevant)
+    grades = check_relevant(relevant, recommended=items)
     k = check_k(k)
     check_choice("gain", gain, GAINS)
     check_empty(empty)
@@ -480,7 +495,14 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
     6.5972
     """
     top, _, _, base = _graded_inputs(recommended, relevant, k, gain, "zero", log_base)
-    return _discounted_sum(_gains(top, gain), base)
+    with np.errstate(over="ignore"):
+        value = _discounted_sum(_gains(top, gain), base)
+    if not math.isfinite(value):
+        raise ValueError(
+            f"dcg_at_k with gain='exponential' exceeds the largest float64 (grades up to "
+            f"{top.max():g}: 2**grade overflows from 1024 on); use ndcg_at_k, whose ratio "
+            "is computed without overflow, or gain='linear'")
+    return value
 
 
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
@@ -499,8 +521,10 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     gain : {"linear", "exponential"}, default="linear"
         See :func:`dcg_at_k`.
     ideal : {"judged", "retrieved"}, default="judged"
-        ``"judged"`` sorts *all* judged grades (trec_eval, ranx,
-        scikit-learn, RecBole, Recommenders). ``"retrieved"`` re-sorts only
+        ``"judged"`` sorts *all* judged grades (trec_eval, ranx, RecBole,
+        Recommenders; scikit-learn's ``ndcg_score`` and torchmetrics sort the
+        labels the caller passes, which is the same only when every judged
+        item is passed). ``"retrieved"`` re-sorts only
         the grades of the recommended top ``k``; it ignores relevant items
         the list missed and so overstates quality. It is offered to
         reproduce published numbers that use it, not as a recommendation.
@@ -552,10 +576,14 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         ideal_grades = judged if k is None else judged[:k]
     else:
         ideal_grades = np.sort(top)[::-1]
-    ideal_dcg = _discounted_sum(_gains(ideal_grades, gain), base)
+    # Large exponential gains are scaled by 2**-(largest grade): same ratio, no
+    # overflow (below 900 the plain gains are exact and are left alone).
+    largest = float(max(judged.max(), top.max(initial=0.0)))
+    scale = largest if gain == "exponential" and largest > 900 else 0.0
+    ideal_dcg = _discounted_sum(_gains(ideal_grades, gain, scale), base)
     if ideal_dcg == 0.0:
         return 0.0
-    return _discounted_sum(_gains(top, gain), base) / ideal_dcg
+    return _discounted_sum(_gains(top, gain, scale), base) / ideal_dcg
 
 
 def _mean_over_users(metric, recommended_lists, relevant_lists, **kwargs):

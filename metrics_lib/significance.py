@@ -248,14 +248,15 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
     df = n - 1
     if alternative == "two-sided":
         p = 2 * float(t_dist.sf(abs(t), df))
-        q = float(t_dist.ppf(0.5 + confidence / 2, df))
+        # isf of the tail: 0.5 + confidence / 2 rounds to 1 near confidence 1
+        q = float(t_dist.isf((1 - confidence) / 2, df))
         low, high = mean - q * se, mean + q * se
     elif alternative == "greater":
         p = float(t_dist.sf(t, df))
-        low, high = mean - float(t_dist.ppf(confidence, df)) * se, math.inf
+        low, high = mean - float(t_dist.isf(1 - confidence, df)) * se, math.inf
     else:
         p = float(t_dist.cdf(t, df))
-        low, high = -math.inf, mean + float(t_dist.ppf(confidence, df)) * se
+        low, high = -math.inf, mean + float(t_dist.isf(1 - confidence, df)) * se
     return PairedTTest(statistic=float(t), p_value=min(p, 1.0), df=df,
                        mean_difference=mean, ci_low=float(low), ci_high=float(high),
                        confidence=confidence, alternative=alternative)
