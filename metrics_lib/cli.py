@@ -156,6 +156,11 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs):
                        "(trec_eval 10.0 stops here with exit code 4; -c scores such "
                        "queries 0)", 4)
     truth = qrels[qrels["relevance"] >= 0]  # negative: in the pool, unjudged
+    scores = run["score"].to_numpy()
+    if not np.isfinite(scores).all():
+        # evaluate takes finite scores; +-inf order as trec_eval's atof values
+        # do, so replace every score by its position among the distinct ones.
+        run = run.assign(score=np.unique(scores, return_inverse=True)[1].astype(float))
     if judged_only:
         keys = truth["user"] + "\x00" + truth["item"]
         run = run[(run["user"] + "\x00" + run["item"]).isin(keys)]
@@ -252,6 +257,10 @@ def main(argv=None) -> int:
             if printed == "gm_map":
                 value = (math.exp(np.log(np.maximum(values, _MIN_GEO_MEAN)).mean())
                          if len(values) else 0.0)
+            elif printed == "num_rel" and args.c:
+                # m_num_rel.c te_calc_avg_num_rel: with -c the summary recounts
+                # the qrels lines with grade > 0, whatever -l, -J or -M say.
+                value = int((qrels["relevance"] > 0).sum())
             elif printed in _COUNTS:
                 value = values.sum()
             else:
