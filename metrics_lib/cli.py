@@ -16,8 +16,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .evaluate import evaluate
-from .trec import read_trec_qrels, read_trec_run
+from .evaluate import TIES, evaluate
+from .trec import _load, _qrels_columns, _run_columns
 
 __all__ = ["main", "build_parser"]
 
@@ -103,6 +103,13 @@ def _columns(measures) -> list[tuple[str, str]]:
     return out
 
 
+def _as_latin1(array):
+    import pyarrow as pa
+
+    return pa.array([value.encode("utf-8").decode("latin-1")
+                     for value in array.to_pylist()], pa.string())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m metrics_lib",
@@ -145,61 +152,96 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs):
-    queries = pd.Index(pd.unique(qrels["user"]))
-    run = run[run["user"].isin(queries)]
-    in_run = set(pd.unique(run["user"]))
-    missing = [q for q in queries if q not in in_run]
-    if missing and not complete:
-        first = min(missing, key=lambda q: q.encode("utf-8", "surrogatepass"))
+def _ordered_codes(run_ids, qrels_ids):
+    """int64 codes shared by both files that order as the ids' bytes do."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    run_enc = pc.dictionary_encode(run_ids)
+    qrels_enc = pc.dictionary_encode(qrels_ids)
+    values = pc.unique(pa.concat_arrays([run_enc.dictionary, qrels_enc.dictionary]))
+    values = values.take(pc.array_sort_indices(values))  # bytewise, as strcmp
+    codes = []
+    for enc in (run_enc, qrels_enc):
+        position = pc.index_in(enc.dictionary, value_set=values).to_numpy(
+            zero_copy_only=False).astype(np.int64)
+        codes.append(position[enc.indices.to_numpy(zero_copy_only=False)])
+    return codes[0], codes[1], values
+
+
+def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
+              query_ids):
+    """Per-query values (index: query codes, in trec_eval's order)."""
+    users, items, scores = run
+    q_users, q_items, grades = qrels
+    queries = np.unique(q_users)  # sorted codes = strcmp order
+    keep = np.isin(users, queries)
+    users, items, scores = users[keep], items[keep], scores[keep]
+    in_run = np.isin(queries, users)
+    if not in_run.all() and not complete:
+        first = query_ids[int(queries[np.argmin(in_run)])]
         raise _Refused(f"trec_eval: query '{first}' of the qrels is not in the run "
                        "(trec_eval 10.0 stops here with exit code 4; -c scores such "
                        "queries 0)", 4)
-    truth = qrels[qrels["relevance"] >= 0]  # negative: in the pool, unjudged
-    scores = run["score"].to_numpy()
-    if not np.isfinite(scores).all():
+    judged = grades >= 0  # negative: in the pool, unjudged (form_res_rels.c)
+    t_users, t_items, t_grades = q_users[judged], q_items[judged], grades[judged]
+    n_items = int(max(items.max(initial=0), t_items.max(initial=0))) + 1
+    if judged_only:
+        keep = np.isin(users * n_items + items, t_users * n_items + t_items)
+        users, items, scores = users[keep], items[keep], scores[keep]
+    if max_docs is not None:
+        order = np.lexsort((-items, -scores, users))  # trec_eval's order per query
+        sorted_users = users[order]
+        starts = np.r_[0, np.flatnonzero(sorted_users[1:] != sorted_users[:-1]) + 1]
+        rank = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
+        keep = np.sort(order[rank < max_docs])
+        users, items, scores = users[keep], items[keep], scores[keep]
+    if scores.size and not np.isfinite(scores).all():
         # evaluate takes finite scores; +-inf order as trec_eval's atof values
         # do, so replace every score by its position among the distinct ones.
-        run = run.assign(score=np.unique(scores, return_inverse=True)[1].astype(float))
-    if judged_only:
-        keys = truth["user"] + "\x00" + truth["item"]
-        run = run[(run["user"] + "\x00" + run["item"]).isin(keys)]
-    if max_docs is not None:
-        order = run.sort_values(["user", "score", "item"], ascending=[True, False, False],
-                                kind="stable")
-        run = order[order.groupby("user", sort=False).cumcount() < max_docs]
-    result = pd.DataFrame(index=queries)
-    if not len(truth):
-        for printed, _ in columns:
-            result[printed] = 0.0
-    else:
-        metrics = sorted({metric for _, metric in columns})
+        scores = np.unique(scores, return_inverse=True)[1].reshape(-1).astype(float)
+    result = pd.DataFrame(index=pd.Index(queries))
+    # Codes are numbers ordered as the ids' bytes: numeric tie order = trec_eval's.
+    ties = "numeric_desc" if "numeric_desc" in TIES else "item_desc"
+    recs = pd.DataFrame({"user": users, "item": items, "score": scores})
+    metrics = sorted({metric for _, metric in columns if metric not in _COUNTS})
+    values = {}
+    if metrics and t_users.size:
+        common = dict(user_col="user", item_col="item", score_col="score",
+                      relevance_col="relevance", missing="zero", ties=ties)
         graded = [m for m in metrics if m.startswith("ndcg")]
         binary = [m for m in metrics if not m.startswith("ndcg")]
-        values = {}
-        common = dict(user_col="user", item_col="item", score_col="score",
-                      relevance_col="relevance", missing="zero", ties="item_desc")
         if binary:
-            shifted = truth
-            if level <= 0:  # every judged grade >= 0 relevant
-                shifted = truth.assign(relevance=truth["relevance"] + 1)
-            frame = evaluate(run[["user", "item", "score"]], shifted, binary,
-                             relevance_level=max(level, 1), **common)
+            # -l 0 (or below): every judged grade >= 0 relevant
+            shift = 1 - level if level <= 0 else 0
+            truth = pd.DataFrame({"user": t_users, "item": t_items,
+                                  "relevance": t_grades + shift})
+            frame = evaluate(recs, truth, binary, relevance_level=max(level, 1), **common)
             values.update({m: frame[m] for m in binary})
-        if graded:
-            frame = evaluate(run[["user", "item", "score"]], truth, graded,
-                             relevance_level=1, **common)
+        if graded:  # trec_eval's ndcg ignores -l: gain = grade
+            truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
+            frame = evaluate(recs, truth, graded, relevance_level=1, **common)
             values.update({m: frame[m] for m in graded})
-        for printed, metric in columns:
-            result[printed] = values[metric].reindex(queries).fillna(0.0)
-    if "num_ret" in result:
-        counts = run.groupby("user", sort=False).size()
-        result["num_ret"] = counts.reindex(queries).fillna(0).to_numpy()
-    if "num_rel" in result:
-        rel = (truth["relevance"] >= max(level, 0)).groupby(truth["user"]).sum()
-        result["num_rel"] = rel.reindex(queries).fillna(0).to_numpy()
+    for printed, metric in columns:
+        if metric in _COUNTS:
+            continue
+        value = values.get(metric)
+        result[printed] = (0.0 if value is None
+                           else value.reindex(queries).fillna(0.0).to_numpy())
+    if "num_ret" in result.columns or any(m == "num_ret" for _, m in columns):
+        result["num_ret"] = np.bincount(np.searchsorted(queries, users),
+                                        minlength=queries.size)
+    if any(m == "num_rel" for _, m in columns):
+        rel = t_grades >= max(level, 0)
+        result["num_rel"] = np.bincount(np.searchsorted(queries, t_users[rel]),
+                                        minlength=queries.size)
+    if any(m == "num_rel_ret" for _, m in columns):
+        rel = t_grades >= max(level, 0)
+        hit = np.isin(users * n_items + items, t_users[rel] * n_items + t_items[rel])
+        result["num_rel_ret"] = np.bincount(np.searchsorted(queries, users[hit]),
+                                            minlength=queries.size)
     if not complete:
-        result = result.loc[[q for q in queries if q in in_run]]
+        result = result.loc[queries[in_run]]
     return result
 
 
@@ -212,24 +254,36 @@ def main(argv=None) -> int:
         max_docs = None if args.M is None else _atol(args.M)
         if args.qrels == "-" and args.run == "-":
             raise _Refused("qrels and run cannot both be standard input", 1)
-        qrels = read_trec_qrels(args.qrels)
-        run = read_trec_run(args.run)
-        if not len(run):
+        data, name = _load(args.qrels, "qrels")
+        q_users, q_items, grades, q_encoding = _qrels_columns(data, name)
+        data, name = _load(args.run, "run")
+        r_users, r_items, scores, tag, r_encoding = _run_columns(data, name)
+        del data
+        if not len(scores):
             raise _Refused(f"trec_eval: the run file '{args.run}' has no result line", 2)
+        encoding = "utf-8"
+        if "latin-1" in (q_encoding, r_encoding):
+            encoding = "latin-1"  # one file is not UTF-8: read both as bytes
+            q_users, q_items, r_users, r_items = (
+                _as_latin1(a) if e == "utf-8" else a
+                for a, e in ((q_users, q_encoding), (q_items, q_encoding),
+                             (r_users, r_encoding), (r_items, r_encoding)))
+        users, t_users, query_ids = _ordered_codes(r_users, q_users)
+        items, t_items, _ = _ordered_codes(r_items, q_items)
+        del r_users, r_items, q_users, q_items
+        query_ids = query_ids.to_pylist()
         columns = _columns(measures)
-        result = _evaluate(run, qrels, columns, level=_atol(args.l), complete=args.c,
-                           judged_only=args.J, max_docs=max_docs)
+        result = _evaluate((users, items, scores), (t_users, t_items, grades), columns,
+                           level=_atol(args.l), complete=args.c, judged_only=args.J,
+                           max_docs=max_docs, query_ids=query_ids)
     except _Refused as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return error.code
     except (OSError, ValueError, TypeError) as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
-    encoding = ("latin-1" if "latin-1" in (run.attrs.get("encoding"),
-                                            qrels.attrs.get("encoding")) else "utf-8")
-    # queries in trec_eval's order: strcmp of the query ids
-    order = sorted(result.index, key=lambda q: q.encode(encoding))
-    result = result.loc[order]
+    # codes are in strcmp order of the query ids: trec_eval's query order
+    result.index = [query_ids[int(code)] for code in result.index]
     lines = []
 
     def line(name, qid, value):
@@ -249,7 +303,7 @@ def main(argv=None) -> int:
                 line(printed, qid, value)
     if not args.n:
         if "runid" in measures:
-            line("runid", "all", str(run["run"].iloc[-1]))
+            line("runid", "all", tag)  # the last line's tag, as trec_eval
         if "num_q" in measures:
             line("num_q", "all", str(len(result)))
         for printed, _ in columns:
@@ -260,7 +314,7 @@ def main(argv=None) -> int:
             elif printed == "num_rel" and args.c:
                 # m_num_rel.c te_calc_avg_num_rel: with -c the summary recounts
                 # the qrels lines with grade > 0, whatever -l, -J or -M say.
-                value = int((qrels["relevance"] > 0).sum())
+                value = int((grades > 0).sum())
             elif printed in _COUNTS:
                 value = values.sum()
             else:

@@ -92,6 +92,82 @@ def _fail(name, number, message, line):
     raise ValueError(f"{name}:{number}: {message}: {text!r}")
 
 
+# Bytes that make a file take the line-by-line path: comments, CR, tabs and
+# other white space, runs of blanks (the fast path splits on single spaces).
+_ODD = (b"#", b"\r", b"\t", b"\x0b", b"\x0c", b"  ", b"\n ")
+
+
+def _fast(data: bytes, names, types, *, blank_ok: bool):
+    """pyarrow's multithreaded CSV reader on a plain file, or None.
+
+    Plain: single spaces between fields, no comment, no CR, every line with
+    exactly ``len(names)`` fields, valid UTF-8, numbers that parse. Anything
+    else returns None and the line-by-line reader (which names the offending
+    line) decides.
+    """
+    if not data or data.startswith(b" ") or any(odd in data for odd in _ODD):
+        return None
+    if not blank_ok and (data.startswith(b"\n") or b"\n\n" in data):
+        return None
+    import pyarrow as pa
+    from pyarrow import csv
+
+    try:
+        table = csv.read_csv(
+            pa.BufferReader(data),
+            read_options=csv.ReadOptions(column_names=list(names), use_threads=True,
+                                         block_size=1 << 24),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
+                                           double_quote=False, escape_char=False),
+            convert_options=csv.ConvertOptions(include_columns=list(types),
+                                               column_types=types))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if any(table.column(c).null_count for c in types):
+        return None
+    return table
+
+
+def _run_columns(data: bytes, name: str):
+    """(user, item, score, last run tag, encoding) with user/item as arrow arrays."""
+    import pyarrow as pa
+
+    table = _fast(data, _RUN_FIELDS, {"user": pa.string(), "item": pa.string(),
+                                      "score": pa.float64()}, blank_ok=True)
+    if table is not None:
+        scores = table.column("score").to_numpy()
+        if not np.isnan(scores).any():
+            last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1].split()
+            tag = last[5].decode("utf-8") if len(last) >= 6 else ""
+            return (table.column("user").combine_chunks(),
+                    table.column("item").combine_chunks(), scores, tag, "utf-8")
+    frame = _parse_run(data, name)
+    tag = frame["run"].iloc[-1] if len(frame) else ""
+    return (pa.array(frame["user"].tolist(), pa.string()),
+            pa.array(frame["item"].tolist(), pa.string()),
+            frame["score"].to_numpy(), tag, frame.attrs["encoding"])
+
+
+def _qrels_columns(data: bytes, name: str):
+    """(user, item, grade int64, encoding) with user/item as arrow arrays."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = _fast(data, _QRELS_FIELDS, {"user": pa.string(), "item": pa.string(),
+                                        "relevance": pa.string()}, blank_ok=False)
+    if table is not None:
+        grades = table.column("relevance")
+        if pc.all(pc.match_substring_regex(grades, _GRADE.pattern.decode())).as_py():
+            values = np.trunc(pc.cast(grades, pa.float64()).to_numpy())  # atol
+            return (table.column("user").combine_chunks(),
+                    table.column("item").combine_chunks(),
+                    values.astype(np.int64), "utf-8")
+    frame = _parse_qrels(data, name)
+    return (pa.array(frame["user"].tolist(), pa.string()),
+            pa.array(frame["item"].tolist(), pa.string()),
+            frame["relevance"].to_numpy(), frame.attrs["encoding"])
+
+
 def _parse_run(data: bytes, name: str) -> pd.DataFrame:
     users, items, scores, tags = [], [], [], []
     for number, line in enumerate(data.split(b"\n"), start=1):
@@ -256,4 +332,8 @@ def read_trec_qrels(path) -> pd.DataFrame:
     2   q1   d8          2
     """
     data, name = _load(path, "qrels")
-    return _parse_qrels(data, name)
+    users, items, grades, encoding = _qrels_columns(data, name)
+    frame = pd.DataFrame({"user": users.to_pandas(), "item": items.to_pandas(),
+                          "relevance": grades})
+    frame.attrs["encoding"] = encoding
+    return frame
