@@ -107,6 +107,12 @@ def main() -> int:
             rows.append((tool, repeat, seconds, rss))
             print(f"{tool:12s} run {repeat}: {seconds:7.2f} s, max RSS {rss / 1024:8.1f} MiB",
                   flush=True)
+            partial = ["tool,repeat,wall_seconds,max_rss_mib"] + [
+                f"{t},{r},{s:.3f},{k / 1024:.1f}" for t, r, s, k in rows]
+            partial.append(f"# partial: {len(rows)} runs so far; load average before "
+                           f"{load_before[0]:.2f}, now {os.getloadavg()[0]:.2f}")
+            pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            pathlib.Path(args.out).write_text("\n".join(partial) + "\n")
     load_after = os.getloadavg()
     same = outputs["trec_eval"] == outputs["metrics_lib"]
     lines = ["tool,repeat,wall_seconds,max_rss_mib"]

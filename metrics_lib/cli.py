@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .evaluate import TIES, evaluate
-from .trec import _load, _qrels_columns, _run_columns
+from .trec import _qrels_columns, _run_columns, _source
 
 __all__ = ["main", "build_parser"]
 
@@ -107,7 +107,8 @@ def _as_latin1(array):
     import pyarrow as pa
 
     return pa.array([value.encode("utf-8").decode("latin-1")
-                     for value in array.to_pylist()], pa.string())
+                     for value in array.to_pylist()], pa.string()) if not isinstance(
+        array, pa.ChunkedArray) else _as_latin1(pa.array(array.to_pylist(), pa.string()))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,15 +158,27 @@ def _ordered_codes(run_ids, qrels_ids):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    run_enc = pc.dictionary_encode(run_ids)
-    qrels_enc = pc.dictionary_encode(qrels_ids)
-    values = pc.unique(pa.concat_arrays([run_enc.dictionary, qrels_enc.dictionary]))
+    parts = []
+    for ids in (run_ids, qrels_ids):
+        chunks = ids.chunks if isinstance(ids, pa.ChunkedArray) else [ids]
+        chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c)
+                  for c in chunks]
+        if len(chunks) > 1:  # one dictionary for every chunk
+            column = pa.table({"x": pa.chunked_array(chunks)}).unify_dictionaries()
+            chunks = column.column("x").chunks
+        parts.append(chunks)
+    dictionaries = [chunks[0].dictionary for chunks in parts if chunks]
+    values = pc.unique(pa.concat_arrays(dictionaries)) if dictionaries else pa.array([], pa.string())
     values = values.take(pc.array_sort_indices(values))  # bytewise, as strcmp
     codes = []
-    for enc in (run_enc, qrels_enc):
-        position = pc.index_in(enc.dictionary, value_set=values).to_numpy(
+    for chunks in parts:
+        if not chunks:
+            codes.append(np.empty(0, np.int64))
+            continue
+        position = pc.index_in(chunks[0].dictionary, value_set=values).to_numpy(
             zero_copy_only=False).astype(np.int64)
-        codes.append(position[enc.indices.to_numpy(zero_copy_only=False)])
+        codes.append(np.concatenate([position[c.indices.to_numpy(zero_copy_only=False)]
+                                     for c in chunks]))
     return codes[0], codes[1], values
 
 
@@ -254,9 +267,9 @@ def main(argv=None) -> int:
         max_docs = None if args.M is None else _atol(args.M)
         if args.qrels == "-" and args.run == "-":
             raise _Refused("qrels and run cannot both be standard input", 1)
-        data, name = _load(args.qrels, "qrels")
+        data, name = _source(args.qrels, "qrels")
         q_users, q_items, grades, q_encoding = _qrels_columns(data, name)
-        data, name = _load(args.run, "run")
+        data, name = _source(args.run, "run")
         r_users, r_items, scores, tag, r_encoding = _run_columns(data, name)
         del data
         if not len(scores):

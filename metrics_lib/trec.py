@@ -57,6 +57,18 @@ _QRELS_FIELDS = ("user", "iteration", "item", "relevance")
 _GRADE = re.compile(rb"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)$")
 
 
+def _source(path, what: str):
+    """A plain file's name (read later, in blocks), else its bytes; and the name."""
+    if isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-":
+        path = os.fspath(path)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such {what} file: {path}")
+        with open(path, "rb") as handle:
+            if handle.read(2) != b"\x1f\x8b":
+                return path, path
+    return _load(path, what)
+
+
 def _load(path, what: str) -> tuple[bytes, str]:
     """The file's bytes (gunzipped) and the name used in messages."""
     if isinstance(path, (bytes, bytearray)):
@@ -97,24 +109,56 @@ def _fail(name, number, message, line):
 _ODD = (b"#", b"\r", b"\t", b"\x0b", b"\x0c", b"  ", b"\n ")
 
 
-def _fast(data: bytes, names, types, *, blank_ok: bool):
+def _plain(source) -> bool:
+    """No byte that needs the line-by-line reader (bytes, or a file scanned in blocks)."""
+    if isinstance(source, (bytes, bytearray)):
+        return bool(source) and not source.startswith(b" ") and not any(
+            odd in source for odd in _ODD)
+    with open(source, "rb") as handle:
+        tail, first = b"", True
+        while block := handle.read(1 << 24):
+            if first and block.startswith(b" "):
+                return False
+            first = False
+            chunk = tail + block
+            if any(odd in chunk for odd in _ODD):
+                return False
+            tail = block[-1:]
+    return not first
+
+
+def _fast(source, names, types, *, blank_ok: bool):
     """pyarrow's multithreaded CSV reader on a plain file, or None.
 
+    ``source`` is the file's bytes or, for a plain uncompressed file, its
+    name (then pyarrow reads it in blocks: the file is never held whole).
     Plain: single spaces between fields, no comment, no CR, every line with
     exactly ``len(names)`` fields, valid UTF-8, numbers that parse. Anything
     else returns None and the line-by-line reader (which names the offending
-    line) decides.
+    line) decides. Ids come back dictionary-encoded (less memory).
     """
-    if not data or data.startswith(b" ") or any(odd in data for odd in _ODD):
+    if not _plain(source):
         return None
-    if not blank_ok and (data.startswith(b"\n") or b"\n\n" in data):
-        return None
+    if not blank_ok:
+        head = source if isinstance(source, (bytes, bytearray)) else None
+        if head is None:
+            with open(source, "rb") as handle:
+                blank = handle.read(1) == b"\n"
+                tail = b""
+                while not blank and (block := handle.read(1 << 24)):
+                    blank = b"\n\n" in tail + block
+                    tail = block[-1:]
+        else:
+            blank = head.startswith(b"\n") or b"\n\n" in head
+        if blank:
+            return None
     import pyarrow as pa
     from pyarrow import csv
 
+    reader = pa.BufferReader(source) if isinstance(source, (bytes, bytearray)) else source
     try:
         table = csv.read_csv(
-            pa.BufferReader(data),
+            reader,
             read_options=csv.ReadOptions(column_names=list(names), use_threads=True,
                                          block_size=1 << 24),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
@@ -125,22 +169,35 @@ def _fast(data: bytes, names, types, *, blank_ok: bool):
         return None
     if any(table.column(c).null_count for c in types):
         return None
-    return table
+    return table.unify_dictionaries()
+
+
+def _id_type():
+    import pyarrow as pa
+
+    return pa.dictionary(pa.int32(), pa.string())
 
 
 def _run_columns(data: bytes, name: str):
     """(user, item, score, last run tag, encoding) with user/item as arrow arrays."""
     import pyarrow as pa
 
-    table = _fast(data, _RUN_FIELDS, {"user": pa.string(), "item": pa.string(),
+    table = _fast(data, _RUN_FIELDS, {"user": _id_type(), "item": _id_type(),
                                       "score": pa.float64()}, blank_ok=True)
     if table is not None:
         scores = table.column("score").to_numpy()
         if not np.isnan(scores).any():
-            last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1].split()
+            if isinstance(data, (bytes, bytearray)):
+                end = data[-4096:]
+            else:
+                with open(data, "rb") as handle:
+                    handle.seek(max(0, os.path.getsize(data) - 4096))
+                    end = handle.read()
+            last = end.rstrip(b"\n").rsplit(b"\n", 1)[-1].split()
             tag = last[5].decode("utf-8") if len(last) >= 6 else ""
-            return (table.column("user").combine_chunks(),
-                    table.column("item").combine_chunks(), scores, tag, "utf-8")
+            return (table.column("user"), table.column("item"), scores, tag, "utf-8")
+    if not isinstance(data, (bytes, bytearray)):
+        data = _load(data, "run")[0]
     frame = _parse_run(data, name)
     tag = frame["run"].iloc[-1] if len(frame) else ""
     return (pa.array(frame["user"].tolist(), pa.string()),
@@ -153,15 +210,16 @@ def _qrels_columns(data: bytes, name: str):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = _fast(data, _QRELS_FIELDS, {"user": pa.string(), "item": pa.string(),
+    table = _fast(data, _QRELS_FIELDS, {"user": _id_type(), "item": _id_type(),
                                         "relevance": pa.string()}, blank_ok=False)
     if table is not None:
         grades = table.column("relevance")
         if pc.all(pc.match_substring_regex(grades, _GRADE.pattern.decode())).as_py():
             values = np.trunc(pc.cast(grades, pa.float64()).to_numpy())  # atol
-            return (table.column("user").combine_chunks(),
-                    table.column("item").combine_chunks(),
+            return (table.column("user"), table.column("item"),
                     values.astype(np.int64), "utf-8")
+    if not isinstance(data, (bytes, bytearray)):
+        data = _load(data, "qrels")[0]
     frame = _parse_qrels(data, name)
     return (pa.array(frame["user"].tolist(), pa.string()),
             pa.array(frame["item"].tolist(), pa.string()),
