@@ -199,15 +199,17 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
     judged = grades >= 0  # negative: in the pool, unjudged (form_res_rels.c)
     t_users, t_items, t_grades = q_users[judged], q_items[judged], grades[judged]
     n_items = int(max(items.max(initial=0), t_items.max(initial=0))) + 1
-    if judged_only:
-        keep = np.isin(users * n_items + items, t_users * n_items + t_items)
-        users, items, scores = users[keep], items[keep], scores[keep]
+    # -M first, then -J: form_res_rels.c cuts the ranking at -M before it drops
+    # the unjudged documents
     if max_docs is not None:
         order = np.lexsort((-items, -scores, users))  # trec_eval's order per query
         sorted_users = users[order]
         starts = np.r_[0, np.flatnonzero(sorted_users[1:] != sorted_users[:-1]) + 1]
         rank = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
         keep = np.sort(order[rank < max_docs])
+        users, items, scores = users[keep], items[keep], scores[keep]
+    if judged_only:
+        keep = np.isin(users * n_items + items, t_users * n_items + t_items)
         users, items, scores = users[keep], items[keep], scores[keep]
     if scores.size and not np.isfinite(scores).all():
         # evaluate takes finite scores; +-inf order as trec_eval's atof values
@@ -286,8 +288,14 @@ def main(argv=None) -> int:
         del r_users, r_items, q_users, q_items
         query_ids = query_ids.to_pylist()
         columns = _columns(measures)
+        level = _atol(args.l)
+        if level < 0:
+            # trec_eval then counts unjudged retrieved documents (rel -1) as
+            # relevant but not in num_rel: AP above 1. Refused.
+            raise _Refused(f"-l {args.l}: the relevance level must be >= 0 (trec_eval "
+                           "10.0 gives values above 1 there)", 1)
         result = _evaluate((users, items, scores), (t_users, t_items, grades), columns,
-                           level=_atol(args.l), complete=args.c, judged_only=args.J,
+                           level=level, complete=args.c, judged_only=args.J,
                            max_docs=max_docs, query_ids=query_ids)
     except _Refused as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)

@@ -104,7 +104,8 @@ OPTIONS = [[], ["-q"], ["-c", "-q"], ["-c"], ["-q", "-n", "-c"],
            ["-c", "-J", "-q"], ["-c", "-q", "-m", "P.1,2,5", "-m", "ndcg_cut.3,10",
                                 "-m", "map_cut", "-m", "recall.4", "-m", "ndcg",
                                 "-m", "success", "-m", "recip_rank"],
-           ["-c", "-m", "P", "-m", "recall", "-m", "iprec_at_recall..3,.55"]]
+           ["-c", "-m", "P", "-m", "recall", "-m", "iprec_at_recall..3,.55"],
+           ["-c", "-M", "4", "-J", "-q"], ["-c", "-l", "1.5", "-q"]]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -248,6 +249,15 @@ def test_missing_file_and_unknown_measure(tmp_path):
     (tmp_path / "r").write_text("q1 Q0 d1 1 2 r\n")
     done = cli("-m", "ndgc", tmp_path / "q", tmp_path / "r")
     assert done.returncode == 1 and b"illegal measure 'ndgc'" in done.stderr
+
+
+def test_negative_relevance_level_is_refused(tmp_path):
+    # trec_eval 10.0 -l -1 counts unjudged retrieved documents as relevant
+    # (rel -1 >= -1 in form_res_rels.c) but not in num_rel: AP above 1.
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 1 1 r\n")
+    done = cli("-l", "-1", tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 1 and b"-l -1: the relevance level must be >= 0" in done.stderr
 
 
 def test_help_says_missing_zero_is_dash_c():
