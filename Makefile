@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book
 JBFLAGS := -W -n --keep-going
 
-.PHONY: book test setup clean distclean chromium student pdf tex data
+.PHONY: book test setup clean distclean chromium student pdf tex data trec_eval
 
 # The pins in requirements.txt need Python 3.11 or newer (numpy 2.4, pandas 3.1).
 PY_CHECK := import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
