@@ -34,8 +34,8 @@ from metrics_lib.trec_measures import IPREC_RECALL_LEVELS
 
 
 def _find_trec_eval():
-    for candidate in (os.environ.get("TREC_EVAL"), shutil.which("trec_eval"),
-                      "/tmp/trec_eval/trec_eval"):
+    built = Path(__file__).resolve().parents[1] / "_build" / "trec_eval" / "trec_eval"
+    for candidate in (os.environ.get("TREC_EVAL"), str(built), shutil.which("trec_eval")):
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return candidate
     return None
@@ -43,8 +43,8 @@ def _find_trec_eval():
 
 TREC_EVAL = _find_trec_eval()
 needs_trec_eval = pytest.mark.skipif(
-    TREC_EVAL is None, reason="no trec_eval binary (set $TREC_EVAL or build "
-    "trec_eval 10.0 into /tmp/trec_eval)")
+    TREC_EVAL is None, reason="no trec_eval binary (make trec_eval builds it into "
+    "_build/trec_eval; or set $TREC_EVAL)")
 
 SEEDS = range(8)
 LEVEL_NAMES = [f"iprec_at_recall_{p:.2f}" for p in IPREC_RECALL_LEVELS]
