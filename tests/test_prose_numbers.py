@@ -15,7 +15,8 @@ any numeric literal left, except:
 - numbers that are part of a name: after a letter, ``@``, ``_``, ``.``, ``^``
   or another digit (``NDCG@10``, ``P_5``, ``log2``, ``v1.2``), and ordinals
   (``1st``, ``20th``);
-- software versions with two dots or more (``1.7.4``);
+- software versions: two dots or more (``1.7.4``), or a number right after the
+  name of a library or tool (``trec_eval 10.0``, ``pandas 3.1``);
 - the text matched by the entries of ``ALLOWED`` below (a file name and a
   regular expression), each with its reason; an entry that no longer matches
   anything is itself an error, so the list cannot go stale.
@@ -69,6 +70,11 @@ _STRIP = [
     re.compile(r"&#?\w+;"),                               # HTML entities
 ]
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_SOFTWARE = re.compile(
+    r"(?:trec_eval|pytrec_eval(?:-terrier)?|ranx|torchmetrics|scikit-learn|sklearn|Recommenders|"
+    r"RecBole|ir-measures|ir_measures|RecTools|pandas|numpy|NumPy|Python|scipy|SciPy|"
+    r"statsmodels|Dask|dask|pyarrow|Elliot|recmetrics|obp|matplotlib|Jupyter Book|Chromium|"
+    r"MathJax|llama-index-core|Sphinx|myst-nb|LensKit|Open Bandit Pipeline) v?$")
 
 
 def _strip_blocks(text: str) -> str:
@@ -121,6 +127,8 @@ def _exempt(text: str, start: int, end: int, token: str) -> bool:
     if re.match(r"(st|nd|rd|th)\b", after):
         return True
     if token.count(".") >= 2:  # a version such as 1.7.4
+        return True
+    if _SOFTWARE.search(text[max(start - 40, 0):start]):  # "trec_eval 10.0"
         return True
     if re.fullmatch(r"\d+", token):
         value = int(token)
@@ -201,7 +209,7 @@ def test_allow_list_is_used():
     ("a [link](https://x.org/1234) and `code 99`", []),
     ("```{math}\n:label: eq-1\n0.5 + 17\n```", []),
     ("64-bit ids and 1.5x faster", ["64", "1.5"]),
-    ("torchmetrics 1.7.4 and pandas 3.1", ["3.1"]),
+    ("torchmetrics 1.7.4 and pandas 3.1, then 3.1 alone", ["3.1"]),
     ("text:\n\n    x = f(0.25)\n\nafter 12", ["12"]),
 ])
 def test_scanner(text, expected):
