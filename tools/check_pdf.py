@@ -39,6 +39,16 @@ def _title(page: Path) -> str:
     return re.search(r"^#\s+(.+)$", text, re.M).group(1).strip()
 
 
+def _visible_text(page: Path) -> str:
+    """Markdown a reader sees: no code cells, no HTML comments (source notes)."""
+    if page.suffix == ".ipynb":
+        cells = json.loads(page.read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    else:
+        text = page.read_text(encoding="utf-8")
+    return re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+
+
 def _pages(toc: dict) -> list[Path]:
     files = [toc["root"]]
     for part in toc.get("parts", []):
@@ -80,8 +90,7 @@ def check(latex_dir: Path) -> list[str]:
             problems.append(f"chapter missing from the PDF: {title!r} ({page.name})")
     fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True,
                            check=True).stdout
-    korean = sorted({word for page in pages
-                     for word in HANGUL.findall(page.read_text(encoding="utf-8"))
+    korean = sorted({word for page in pages for word in HANGUL.findall(_visible_text(page))
                      if len(word) >= 2})
     if korean:
         if not re.search(r"NanumGothic\S*\s.*\byes\b", fonts):
