@@ -66,3 +66,20 @@ def test_no_execution_timestamps(path):
     stamped = [index for index, cell in enumerate(code_cells(path))
                if "execution" in cell.get("metadata", {})]
     assert not stamped, f"{path.name}: cells {stamped} carry execution timestamps"
+
+
+# Tags that hide a code cell's source from the reader of the book.
+HIDDEN_SOURCE = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
+
+
+@pytest.mark.parametrize("path", sorted(Path(__file__).resolve().parents[1].glob("book/*.ipynb")),
+                         ids=lambda p: p.stem)
+def test_visible_code_is_teaching_code(path):
+    """``glue(...)`` is book plumbing: it lives in cells the reader does not see."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    visible = [i for i, cell in enumerate(notebook["cells"])
+               if cell["cell_type"] == "code"
+               and not HIDDEN_SOURCE & set(cell["metadata"].get("tags", []))
+               and "glue(" in "".join(cell["source"])]
+    assert not visible, f"{path.name}: glue() in visible code cells {visible}; move it to a " \
+        "cell tagged remove-cell"
