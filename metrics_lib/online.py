@@ -305,7 +305,9 @@ def click_through_rate(clicks, impressions, confidence=0.95, *, method="wilson")
             low_shape, high_shape = (c + 0.5, n - c + 0.5), (c + 0.5, n - c + 0.5)
         else:  # Clopper-Pearson
             low_shape, high_shape = (c, n - c + 1), (c + 1, n - c)
-        # by convention (statsmodels too) the bound at an edge is the edge
+        # at 0 clicks (or all) the bound is the edge itself: Clopper-Pearson by
+        # definition (statsmodels too), Jeffreys as Brown, Cai and DasGupta modify it
+        # (statsmodels keeps the Beta quantile there)
         low = 0.0 if c == 0 else float(beta.ppf(tail, *low_shape))
         high = 1.0 if c == n else float(beta.isf(tail, *high_shape))
     return RateEstimate(
