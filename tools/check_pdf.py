@@ -30,15 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 HANGUL = re.compile(r"[\uac00-\ud7a3]+")
 
 
-def _title(page: Path) -> str:
-    if page.suffix == ".ipynb":
-        cells = json.loads(page.read_text(encoding="utf-8"))["cells"]
-        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    else:
-        text = page.read_text(encoding="utf-8")
-    return re.search(r"^#\s+(.+)$", text, re.M).group(1).strip()
-
-
 def _visible_text(page: Path) -> str:
     """Markdown a reader sees: no code cells, no HTML comments (source notes)."""
     if page.suffix == ".ipynb":
@@ -47,6 +38,10 @@ def _visible_text(page: Path) -> str:
     else:
         text = page.read_text(encoding="utf-8")
     return re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+
+
+def _title(page: Path) -> str:
+    return re.search(r"^#\s+(.+)$", _visible_text(page), re.M).group(1).strip()
 
 
 def _pages(toc: dict) -> list[Path]:
