@@ -16,11 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
+from ._frames import column_names, native_library, read_columns, result_as
 from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
                        segment_argsort)
 from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
 from ._validation import (
     check_choice,
+    check_column_names,
     check_empty,
     check_frame_columns,
     check_id_column,
@@ -389,16 +391,54 @@ default="item_desc"
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
     n_jobs = check_n_jobs(n_jobs)
+    # Polars and Arrow tables: only the needed columns, as pandas Series over
+    # their numpy buffers (metrics_lib/_frames.py); the result goes back to
+    # the library of the recommendations.
+    like = recommendations
+    library = native_library(recommendations)
+    if library is not None or native_library(truth) is not None:
+        recommendations, truth = _read_native(recommendations, truth, user_col,
+                                              item_col, score_col, rank_col,
+                                              relevance_col)
     if _is_dask(recommendations) or _is_dask(truth):
         from .dask_support import evaluate_dask
 
         return evaluate_dask(recommendations, truth, options, user_col=user_col,
                              item_col=item_col, score_col=score_col,
                              rank_col=rank_col, relevance_col=relevance_col)
-    return _evaluate_frames(recommendations, truth, options, user_col=user_col,
-                            item_col=item_col, score_col=score_col,
-                            rank_col=rank_col, relevance_col=relevance_col,
-                            n_jobs=n_jobs)
+    result = _evaluate_frames(recommendations, truth, options, user_col=user_col,
+                              item_col=item_col, score_col=score_col,
+                              rank_col=rank_col, relevance_col=relevance_col,
+                              n_jobs=n_jobs)
+    return result if library is None else result_as(library, like, result, user_col)
+
+
+_TRUTH_HINT = ("pass relevance_col=None if every row of truth is a relevant item "
+               "of grade 1")
+
+
+def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col,
+                 relevance_col):
+    """Each Polars or Arrow table as a pandas frame of the columns evaluate reads."""
+    value_col = score_col if rank_col is None else rank_col
+    rec_cols = [user_col, item_col, value_col]
+    truth_cols = [user_col, item_col] + ([] if relevance_col is None
+                                         else [relevance_col])
+    hint = None if relevance_col is None else _TRUTH_HINT
+    # every column check before any data is read, in the pandas path's order
+    for name, frame, columns, why in (("recommendations", recommendations, rec_cols,
+                                       None), ("truth", truth, truth_cols, hint)):
+        if native_library(frame) is not None:
+            check_column_names(name, column_names(frame), columns, hint=why)
+        elif not _is_dask(frame):
+            check_frame_columns(name, frame, columns, hint=why)
+    if native_library(recommendations) is not None:
+        recommendations = read_columns("recommendations", recommendations,
+                                       ids=[user_col, item_col], values=[value_col])
+    if native_library(truth) is not None:
+        truth = read_columns("truth", truth, ids=[user_col, item_col],
+                             values=truth_cols[2:])
+    return recommendations, truth
 
 
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
