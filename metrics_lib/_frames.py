@@ -86,6 +86,13 @@ def _as_series(nw, series, role: str, table: str, column) -> pd.Series:
     """
     dtype = series.dtype
     nulls = series.null_count()
+    if nulls == len(series) and dtype == nw.Unknown:
+        # Arrow's null type (an empty or all-None object column converted by
+        # pa.Table.from_pandas), Polars' Null: no values, hence no dtype to
+        # check; as the pandas path reads such a column (an empty object
+        # column takes the other table's id kind; a None is a missing id)
+        return pd.Series(np.full(len(series), None, dtype=object), name=column,
+                         copy=False)
     numeric = dtype.is_integer() or dtype.is_float() or dtype == nw.Boolean
     if dtype in (nw.Int128, nw.UInt128):
         # numpy has no 128-bit integers: Python ints, compared exactly
@@ -104,7 +111,7 @@ def _as_series(nw, series, role: str, table: str, column) -> pd.Series:
         return pd.Series(np.asarray(series.to_numpy()), name=column, copy=False)
     if role == "value":
         raise TypeError(f"{table} column {column!r} must be numeric; it has dtype "
-                        f"{dtype}")
+                        f"{_native_dtype(series)}")
     if dtype in (nw.String, nw.Categorical, nw.Enum, nw.Object):
         values = series.to_numpy()
         if nulls:
@@ -114,8 +121,14 @@ def _as_series(nw, series, role: str, table: str, column) -> pd.Series:
             values = values.astype(object)
             values[mask] = None
         return pd.Series(values, name=column, copy=False)
-    raise TypeError(f"{table} column {column!r} has dtype {dtype}; ids must be "
-                    "integers or strings")
+    raise TypeError(f"{table} column {column!r} has dtype {_native_dtype(series)}; "
+                    "ids must be integers or strings")
+
+
+def _native_dtype(series) -> str:
+    """The column's type as its own library writes it (List(Int64), list<...>)."""
+    native = series.to_native()
+    return str(getattr(native, "dtype", None) or getattr(native, "type", series.dtype))
 
 
 def read_columns(table: str, frame, *, ids, values) -> pd.DataFrame:
