@@ -28,7 +28,6 @@ pa = pytest.importorskip("pyarrow")
 
 evaluate_module = importlib.import_module("metrics_lib.evaluate")
 from metrics_lib import evaluate  # noqa: E402
-from metrics_lib._frames import read_columns  # noqa: E402
 
 from test_differential import METRICS as TREC_METRICS  # noqa: E402
 from test_differential import (assert_same, by_text, make_tables,  # noqa: E402
@@ -545,6 +544,8 @@ def test_only_the_needed_columns_are_read(monkeypatch):
 
 
 def test_numeric_columns_are_not_copied():
+    from metrics_lib._frames import read_columns
+
     recs, _ = base_tables()
     for native in (pl.from_pandas(recs), pa.Table.from_pandas(recs)):
         read = read_columns("recommendations", native, ids=["user", "item"],
