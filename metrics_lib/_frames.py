@@ -191,6 +191,12 @@ def result_as(library: str, like, result: pd.DataFrame, user_col) -> object:
         if is_text:
             user = pl.Series(user_col, ids.tolist(), dtype=pl.String)
         elif ids.dtype == object:  # Python ints beyond one 64-bit dtype
+            if not hasattr(pl, "Int128"):  # older Polars (pola-rs/polars PR 20232 added it)
+                raise TypeError(f"the user ids need both negative values and values "
+                                f"of 2**63 or more, which only Polars' Int128 holds; "
+                                f"this Polars ({pl.__version__}) has no Int128: "
+                                "update Polars, or give both tables the same "
+                                "integer dtype")
             user = pl.Series(user_col, ids.tolist(), dtype=pl.Int128)
         else:
             user = pl.Series(user_col, ids)
