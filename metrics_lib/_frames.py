@@ -167,7 +167,8 @@ def _string_type(frame, user_col):
     kind = field.type
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
-    if pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow 16 and later
+    if pa.types.is_large_string(kind) or (is_view is not None and is_view(kind)):
         return kind
     return pa.string()
 
@@ -191,7 +192,7 @@ def result_as(library: str, like, result: pd.DataFrame, user_col) -> object:
         if is_text:
             user = pl.Series(user_col, ids.tolist(), dtype=pl.String)
         elif ids.dtype == object:  # Python ints beyond one 64-bit dtype
-            if not hasattr(pl, "Int128"):  # older Polars (pola-rs/polars PR 20232 added it)
+            if not hasattr(pl, "Int128"):  # older Polars (1.0.0 has none)
                 raise TypeError(f"the user ids need both negative values and values "
                                 f"of 2**63 or more, which only Polars' Int128 holds; "
                                 f"this Polars ({pl.__version__}) has no Int128: "

@@ -200,7 +200,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
 
     Parameters
     ----------
-    recommendations : pandas, Polars or Dask DataFrame, Polars LazyFrame or pyarrow Table
+    recommendations : pandas, Polars or Dask DataFrame, LazyFrame or pyarrow.Table
         One row per recommended (user, item) pair, with a ``score_col``
         (higher is better) or a ``rank_col`` (1 is best). Rows may come in
         any order; a user's rows need not be contiguous. Of a Polars or
@@ -210,7 +210,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         pandas, and a row named in an error message is a row position.
         Polars and pyarrow are optional: they are imported only when such a
         table is passed.
-    truth : pandas, Polars or Dask DataFrame, Polars LazyFrame or pyarrow Table
+    truth : pandas, Polars or Dask DataFrame, LazyFrame or pyarrow.Table
         One row per judged (user, item) pair, with a grade in
         ``relevance_col`` (or none, see below). It may come from another
         library than ``recommendations``.

@@ -157,7 +157,8 @@ def polars_column(name, values, dtype):
 
 def arrow_column(values, dtype):
     if dtype == "dictionary-string":
-        return pa.array([None if v is None else str(v) for v in values]).dictionary_encode()
+        texts = [None if v is None else str(v) for v in values]
+        return pa.array(texts).dictionary_encode()
     if dtype == "dictionary-int":
         return pa.array(values, pa.int64()).dictionary_encode()
     if dtype in STRING_DTYPES:
