@@ -75,6 +75,16 @@ def _masked(values: np.ndarray, mask: np.ndarray):
     return pd.arrays.BooleanArray(values, mask)
 
 
+def _numpy(series) -> np.ndarray:
+    """A narwhals Series as numpy, by its library's own ``to_numpy``.
+
+    Polars' and pyarrow's ``to_numpy`` share the buffer of a numeric column
+    without nulls; going through ``__array__`` (``np.asarray``) copied
+    Polars strings twice (Polars 2.1).
+    """
+    return np.asarray(series.to_native().to_numpy())
+
+
 def _as_series(nw, series, role: str, table: str, column) -> pd.Series:
     """One narwhals column as a pandas Series the pandas checks accept.
 
@@ -98,29 +108,29 @@ def _as_series(nw, series, role: str, table: str, column) -> pd.Series:
         # numpy has no 128-bit integers: Python ints, compared exactly
         values = np.empty(len(series), dtype=object)
         values[:] = series.to_list()
-        return pd.Series(values, name=column, copy=False)
+        return pd.Series(values, name=column, dtype=object, copy=False)
     if role == "value" and dtype == nw.Decimal:
         # pandas reads an Arrow decimal score as float64 too
         series, dtype, numeric = series.cast(nw.Float64), nw.Float64, True
     if numeric:
         if nulls:
-            mask = np.asarray(series.is_null().to_numpy(), dtype=bool)
+            mask = _numpy(series.is_null()).astype(bool, copy=False)
             zero = False if dtype == nw.Boolean else 0
-            values = np.asarray(series.fill_null(zero).to_numpy())
+            values = _numpy(series.fill_null(zero))
             return pd.Series(_masked(values, mask), name=column, copy=False)
-        return pd.Series(np.asarray(series.to_numpy()), name=column, copy=False)
+        return pd.Series(_numpy(series), name=column, copy=False)
     if role == "value":
         raise TypeError(f"{table} column {column!r} must be numeric; it has dtype "
                         f"{_native_dtype(series)}")
     if dtype in (nw.String, nw.Categorical, nw.Enum, nw.Object):
-        values = series.to_numpy()
+        values = _numpy(series)
         if nulls:
             # Arrow decodes a null dictionary index as some category's value:
             # the mask, not the decoded values, says where the nulls are
-            mask = np.asarray(series.is_null().to_numpy(), dtype=bool)
+            mask = _numpy(series.is_null()).astype(bool, copy=False)
             values = values.astype(object)
             values[mask] = None
-        return pd.Series(values, name=column, copy=False)
+        return pd.Series(values, name=column, dtype=object, copy=False)
     raise TypeError(f"{table} column {column!r} has dtype {_native_dtype(series)}; "
                     "ids must be integers or strings")
 
