@@ -586,3 +586,17 @@ def test_pandas_users_never_import_polars_narwhals_or_need_them():
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_tables_of_several_chunks():
+    recs, truth = base_tables()
+    expected = evaluate(recs, truth, METRICS)
+    table = pa.Table.from_pandas(recs, preserve_index=False)
+    chunked = pa.concat_tables([table.slice(0, 5), table.slice(5)])
+    assert chunked.column("item").num_chunks == 2
+    assert_equal_results(evaluate(chunked, pa.Table.from_pandas(truth), METRICS),
+                         expected)
+    frame = pl.from_pandas(recs)
+    pieces = pl.concat([frame.slice(0, 5), frame.slice(5)], rechunk=False)
+    assert pieces["item"].n_chunks() == 2
+    assert_equal_results(evaluate(pieces, pl.from_pandas(truth), METRICS), expected)
