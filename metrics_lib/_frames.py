@@ -28,11 +28,6 @@ import pandas as pd
 
 __all__ = ["column_names", "native_library", "read_columns", "result_as"]
 
-# Top-level modules of the tables read here, and the names used in messages.
-_LIBRARIES = {"polars": "Polars", "pyarrow": "pyarrow"}
-SUPPORTED = ("a pandas, Polars or Dask DataFrame, a Polars LazyFrame or a pyarrow "
-             "Table")
-
 
 def native_library(frame) -> str | None:
     """``"polars"`` or ``"pyarrow"`` for a table read here, else ``None``.

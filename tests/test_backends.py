@@ -600,3 +600,15 @@ def test_tables_of_several_chunks():
     pieces = pl.concat([frame.slice(0, 5), frame.slice(5)], rechunk=False)
     assert pieces["item"].n_chunks() == 2
     assert_equal_results(evaluate(pieces, pl.from_pandas(truth), METRICS), expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_decimal_scores_are_read_as_pandas_reads_arrow_decimals(backend):
+    recs, truth = base_tables()
+    decimals = [Decimal(str(score)) for score in recs["score"]]
+    arrow_decimals = pa.array(decimals)
+    twin = recs.assign(score=arrow_decimals.to_pandas(types_mapper=pd.ArrowDtype))
+    native = with_column(recs, backend, "score",
+                         arrow_decimals if backend == "arrow" else pl.Series(decimals))
+    assert_equal_results(evaluate(native, convert(truth, backend), METRICS),
+                         evaluate(twin, truth, METRICS))
