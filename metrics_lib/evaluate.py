@@ -16,13 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from ._frames import column_names, native_library, read_columns, result_as
 from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
                        segment_argsort)
 from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
 from ._validation import (
     check_choice,
-    check_column_names,
     check_empty,
     check_frame_columns,
     check_id_column,
@@ -232,7 +230,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``string[pyarrow]``; Polars ``String``; Arrow ``string``,
         ``large_string``, ``string_view``) or booleans, of the same kind in
         both tables; categorical columns (Polars ``Categorical`` and
-        ``Enum``, Arrow dictionary arrays) count as their categories' values. Integers of any width are compared
+        ``Enum``, Arrow dictionary arrays) count as their categories' values;
+        ids of other types (dates, lists) are refused. Integers of any width are compared
         exactly (int64 against uint64 too, never through float64). Float ids
         are refused (see Notes), and so is a missing id, with the table,
         column and row in the message.
@@ -311,9 +310,8 @@ default="item_desc"
         float64 range, or a user with nothing relevant under
         ``empty="raise"``.
     TypeError
-        A table of an unsupported type, non-numeric scores or grades, float
-        ids, ids of a type that is neither integer, string nor boolean
-        (dates, lists), a column mixing ids of different types, id columns of different
+        A table that is not a DataFrame, non-numeric scores or grades, float
+        ids, a column mixing ids of different types, id columns of different
         kinds in the two tables, or an ``n_jobs`` that is not an integer
         (``ValueError`` if it is 0 or below -1).
 
@@ -434,6 +432,8 @@ default="item_desc"
     # Polars and Arrow tables: only the needed columns, as pandas Series over
     # their numpy buffers (metrics_lib/_frames.py); the result goes back to
     # the library of the recommendations.
+    from ._frames import native_library, result_as
+
     like = recommendations
     library = native_library(recommendations)
     if library is not None or native_library(truth) is not None:
@@ -460,6 +460,9 @@ _TRUTH_HINT = ("pass relevance_col=None if every row of truth is a relevant item
 def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col,
                  relevance_col):
     """Each Polars or Arrow table as a pandas frame of the columns evaluate reads."""
+    from ._frames import column_names, native_library, read_columns
+    from ._validation import check_column_names
+
     value_col = score_col if rank_col is None else rank_col
     rec_cols = [user_col, item_col, value_col]
     truth_cols = [user_col, item_col] + ([] if relevance_col is None
