@@ -231,7 +231,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``large_string``, ``string_view``) or booleans, of the same kind in
         both tables; categorical columns (Polars ``Categorical`` and
         ``Enum``, Arrow dictionary arrays) count as their categories' values;
-        ids of other types (dates, lists) are refused. Integers of any width are compared
+        other id types (dates, lists) are refused. Integers of any width are compared
         exactly (int64 against uint64 too, never through float64). Float ids
         are refused (see Notes), and so is a missing id, with the table,
         column and row in the message.
