@@ -375,21 +375,32 @@ def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas (or Dask) DataFrame; got "
+        raise TypeError(f"{name} must be a pandas, Polars or Dask DataFrame, a "
+                        f"Polars LazyFrame or a pyarrow Table; got "
                         f"{type(frame).__name__}")
+    check_column_names(name, list(frame.columns), columns, hint=hint)
+
+
+def check_column_names(name: str, names: list, columns, *, hint: str | None = None
+                       ) -> None:
+    """A table whose column names are ``names`` must hold every one of ``columns`` once.
+
+    Shared by pandas, Dask, Polars and Arrow tables (metrics_lib._frames), so
+    that a missing or doubled column gets the same message from each.
+    """
     for column in columns:
         if not isinstance(column, str) and not isinstance(column, Hashable):
             raise TypeError(f"column names must be hashable; got {column!r}")
-    missing = [c for c in columns if c not in frame.columns]
+    missing = [c for c in columns if c not in names]
     if missing:
         message = (f"{name} has no column {missing[0]!r} (its columns are "
-                   f"{list(frame.columns)!r})")
+                   f"{names!r})")
         if hint:
             message += f"; {hint}"
         raise ValueError(message)
     for column in columns:
         # frame[column] would be a DataFrame, and which copy is meant is a guess
-        count = list(frame.columns).count(column)
+        count = names.count(column)
         if count > 1:
             raise ValueError(f"{name} has {count} columns named {column!r}; rename "
                              "or drop the extra ones so that the column is unambiguous")

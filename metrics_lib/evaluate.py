@@ -198,13 +198,20 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
 
     Parameters
     ----------
-    recommendations : pandas.DataFrame or dask.dataframe.DataFrame
+    recommendations : pandas, Polars or Dask DataFrame, LazyFrame or pyarrow.Table
         One row per recommended (user, item) pair, with a ``score_col``
         (higher is better) or a ``rank_col`` (1 is best). Rows may come in
-        any order; a user's rows need not be contiguous.
-    truth : pandas.DataFrame or dask.dataframe.DataFrame
+        any order; a user's rows need not be contiguous. Of a Polars or
+        Arrow table only the id, score (or rank) columns are read, without
+        converting the table to pandas (a LazyFrame computes only those
+        columns); the values and the errors are those of the same data in
+        pandas, and a row named in an error message is a row position.
+        Polars and pyarrow are optional: they are imported only when such a
+        table is passed.
+    truth : pandas, Polars or Dask DataFrame, LazyFrame or pyarrow.Table
         One row per judged (user, item) pair, with a grade in
-        ``relevance_col`` (or none, see below).
+        ``relevance_col`` (or none, see below). It may come from another
+        library than ``recommendations``.
     metrics : str or list of str
         Metric names such as ``"ndcg@10"``, ``"map@100"``, ``"map"``,
         ``"mrr"``, ``"precision@10"``, ``"recall@10"``, ``"hit@10"``,
@@ -218,9 +225,13 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     user_col, item_col : str, default="user", "item"
         Id columns, present in both tables. Ids of one column are integers
         (any numpy, nullable or pyarrow integer dtype, or Python ints in an
-        object column), strings (object, ``string``, ``string[pyarrow]``) or
-        booleans, of the same kind in both tables; categorical columns count
-        as their categories' values. Integers of any width are compared
+        object column; Polars ``Int8`` ... ``UInt64``, ``Int128``; Arrow
+        ``int8`` ... ``uint64``), strings (object, ``string``,
+        ``string[pyarrow]``; Polars ``String``; Arrow ``string``,
+        ``large_string``, ``string_view``) or booleans, of the same kind in
+        both tables; categorical columns (Polars ``Categorical`` and
+        ``Enum``, Arrow dictionary arrays) count as their categories' values;
+        other id types (dates, lists) are refused. Integers of any width are compared
         exactly (int64 against uint64 too, never through float64). Float ids
         are refused (see Notes), and so is a missing id, with the table,
         column and row in the message.
@@ -270,12 +281,23 @@ default="item_desc"
 
     Returns
     -------
-    pandas.DataFrame or dask.dataframe.DataFrame
+    pandas.DataFrame, polars.DataFrame, pyarrow.Table or dask.dataframe.DataFrame
         One row per evaluated user (index named ``user_col``, sorted when the
         ids are sortable) and one float column per metric. ``result.mean()``
         gives the usual macro averages (it skips the ``nan`` of
-        ``empty="nan"``). For Dask input the result is a lazy Dask
-        DataFrame, partitioned by user; see :mod:`metrics_lib.dask_support`.
+        ``empty="nan"``). For Dask input (either table) the result is a lazy
+        Dask DataFrame, partitioned by user; see
+        :mod:`metrics_lib.dask_support`. Otherwise the result is a table of
+        the library of ``recommendations``: for a Polars DataFrame or
+        LazyFrame, a Polars DataFrame (computed); for a pyarrow Table, a
+        pyarrow Table. These have no index: their first column, named
+        ``user_col``, holds the user ids (integers as ``int64``, or
+        ``uint64`` for ids of 2**63 and more, or, when the users need both
+        negative ids and ids of 2**63 and more, Polars ``Int128`` or Arrow
+        ``decimal128(20, 0)``, never float64; strings; booleans), in the
+        same order as the pandas result, followed by one float64 column per
+        metric (``result.select(pl.exclude(user_col)).mean()`` in Polars
+        gives the macro averages).
 
     Raises
     ------
@@ -385,20 +407,81 @@ default="item_desc"
     mrr            0.3333
     ndcg@3         0.4169
     dtype: float64
+
+    The same tables in Polars (a LazyFrame or a pyarrow Table work alike)
+    give a Polars DataFrame, with the users in a column:
+
+    >>> import polars as pl
+    >>> result = evaluate(pl.from_pandas(recs), pl.from_pandas(truth).lazy(),
+    ...                   ["precision@2", "mrr", "ndcg@3"])
+    >>> result.with_columns(pl.col("ndcg@3").round(4))
+    shape: (3, 4)
+    ┌──────┬─────────────┬─────┬────────┐
+    │ user ┆ precision@2 ┆ mrr ┆ ndcg@3 │
+    │ ---  ┆ ---         ┆ --- ┆ ---    │
+    │ i64  ┆ f64         ┆ f64 ┆ f64    │
+    ╞══════╪═════════════╪═════╪════════╡
+    │ 1    ┆ 0.5         ┆ 0.5 ┆ 0.6199 │
+    │ 2    ┆ 0.5         ┆ 0.5 ┆ 0.6309 │
+    │ 3    ┆ 0.0         ┆ 0.0 ┆ 0.0    │
+    └──────┴─────────────┴─────┴────────┘
     """
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
     n_jobs = check_n_jobs(n_jobs)
+    # Polars and Arrow tables: only the needed columns, as pandas Series over
+    # their numpy buffers (metrics_lib/_frames.py); the result goes back to
+    # the library of the recommendations.
+    from ._frames import native_library, result_as
+
+    like = recommendations
+    library = native_library(recommendations)
+    if library is not None or native_library(truth) is not None:
+        recommendations, truth = _read_native(recommendations, truth, user_col,
+                                              item_col, score_col, rank_col,
+                                              relevance_col)
     if _is_dask(recommendations) or _is_dask(truth):
         from .dask_support import evaluate_dask
 
         return evaluate_dask(recommendations, truth, options, user_col=user_col,
                              item_col=item_col, score_col=score_col,
                              rank_col=rank_col, relevance_col=relevance_col)
-    return _evaluate_frames(recommendations, truth, options, user_col=user_col,
-                            item_col=item_col, score_col=score_col,
-                            rank_col=rank_col, relevance_col=relevance_col,
-                            n_jobs=n_jobs)
+    result = _evaluate_frames(recommendations, truth, options, user_col=user_col,
+                              item_col=item_col, score_col=score_col,
+                              rank_col=rank_col, relevance_col=relevance_col,
+                              n_jobs=n_jobs)
+    return result if library is None else result_as(library, like, result, user_col)
+
+
+_TRUTH_HINT = ("pass relevance_col=None if every row of truth is a relevant item "
+               "of grade 1")
+
+
+def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col,
+                 relevance_col):
+    """Each Polars or Arrow table as a pandas frame of the columns evaluate reads."""
+    from ._frames import column_names, native_library, read_columns
+    from ._validation import check_column_names
+
+    value_col = score_col if rank_col is None else rank_col
+    rec_cols = [user_col, item_col, value_col]
+    truth_cols = [user_col, item_col] + ([] if relevance_col is None
+                                         else [relevance_col])
+    hint = None if relevance_col is None else _TRUTH_HINT
+    # every column check before any data is read, in the pandas path's order
+    for name, frame, columns, why in (("recommendations", recommendations, rec_cols,
+                                       None), ("truth", truth, truth_cols, hint)):
+        if native_library(frame) is not None:
+            check_column_names(name, column_names(frame), columns, hint=why)
+        elif not _is_dask(frame):
+            check_frame_columns(name, frame, columns, hint=why)
+    if native_library(recommendations) is not None:
+        recommendations = read_columns("recommendations", recommendations,
+                                       ids=[user_col, item_col], values=[value_col])
+    if native_library(truth) is not None:
+        truth = read_columns("truth", truth, ids=[user_col, item_col],
+                             values=truth_cols[2:])
+    return recommendations, truth
 
 
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
