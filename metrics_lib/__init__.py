@@ -67,6 +67,7 @@ from .interleaving import (
 )
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
+from .conventions import PEERS, convention_metrics, describe_convention
 from .trec import read_trec_qrels, read_trec_run
 from .trec_measures import (
     bpref,
@@ -121,6 +122,10 @@ __all__ = [
     # many users from two tables (batch evaluation, TREC files)
     "evaluate",
     "parse_metric",
+    # other libraries' conventions, by name (evaluate(..., convention=peer))
+    "describe_convention",
+    "convention_metrics",
+    "PEERS",
     "read_trec_run",
     "read_trec_qrels",
     # ratings

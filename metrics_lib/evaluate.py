@@ -193,7 +193,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              score_col="score", rank_col=None, relevance_col="relevance",
              relevance_level=1, denominator="relevant", gain="linear",
              ideal="judged", log_base=2, empty="zero", missing="zero",
-             ties="item_desc", n_jobs=1):
+             ties="item_desc", n_jobs=1, convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -386,6 +386,11 @@ default="item_desc"
     ndcg@3         0.4169
     dtype: float64
     """
+    if convention is not None:
+        given = dict(locals())
+        from .conventions import _evaluate_with_convention
+
+        return _evaluate_with_convention(evaluate, given)
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
     n_jobs = check_n_jobs(n_jobs)

@@ -1,0 +1,169 @@
+"""metrics_lib with each peer's preset against the committed golden values.
+
+Used by ``tests/test_peer_goldens.py`` (make test) and
+``benchmarks/peers/reproduce_counts.py``. Runs in the project's venv (numpy,
+pandas, metrics_lib); the peers themselves are not needed.
+
+Every golden group (peer, metric, options, k) becomes one call
+``evaluate(recs, truth, [name], convention=<preset>, **keywords)``, where
+``name`` is the peer's own metric name and ``keywords`` are the peer's
+options translated by :func:`metrics_lib.describe_convention`. The input is
+prepared as each peer script prepared it (see their docstrings):
+
+- ``candidates: "recommended+judged"`` (scikit-learn, torchmetrics): the judged
+  items a user's list lacks are appended with score ``min(list) - 1``;
+- scikit-learn and torchmetrics otherwise see the recommended items only, so
+  the truth table is cut to them;
+- the trec_eval golden was computed by pytrec_eval-terrier: preset
+  ``"pytrec_eval"`` (float32 score comparison).
+"""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = HERE / "golden"
+CORPUS = HERE / "corpus"
+PEER_FILES = ("trec_eval", "ir_measures", "ranx", "recbole", "recommenders", "rectools",
+              "sklearn", "torchmetrics")
+# golden file -> preset that reproduces it
+PRESET_OF = {"trec_eval": "pytrec_eval"}
+# peers that compute in float32: values compared to 1e-6, others to 1e-9
+FLOAT32 = {"torchmetrics": 1e-6, "recbole": 1e-6}
+TOL = 1e-9
+# Options that describe how the peer script prepared its input, not a convention.
+INPUT_OPTIONS = ("candidates",)
+
+
+@lru_cache(maxsize=None)
+def corpus(scores: str):
+    name = "recommendations.csv" if scores == "tied" else "recommendations_untied.csv"
+    recs = pd.read_csv(CORPUS / name)
+    truth = pd.read_csv(CORPUS / "truth.csv").rename(columns={"grade": "relevance"})
+    return recs, truth
+
+
+@lru_cache(maxsize=None)
+def goldens() -> pd.DataFrame:
+    frames = [pd.read_csv(GOLDEN / f"{peer}.csv", dtype={"options": str, "k": "Int64"},
+                          keep_default_na=False, na_values={"k": [""]})
+              for peer in PEER_FILES]
+    frame = pd.concat(frames, ignore_index=True)
+    frame["value"] = frame["value"].astype(float)
+    return frame
+
+
+def manifest() -> dict:
+    """(peer, metric, options JSON, k or None) -> manifest entry."""
+    data = json.loads((GOLDEN / "manifest.json").read_text())
+    out = {}
+    for peer in data["peers"]:
+        for entry in peer["entries"]:
+            key = (peer["peer"], entry["metric"],
+                   json.dumps(entry["options"], sort_keys=True), entry["k"])
+            out[key] = entry
+    return out
+
+
+def groups():
+    """[(peer, metric, options JSON, k or None, frame of its rows)], sorted."""
+    frame = goldens()
+    out = []
+    for (peer, metric, options, k), rows in frame.groupby(
+            ["peer", "metric", "options", frame["k"].fillna(-1)], sort=True):
+        out.append((peer, metric, options, None if k == -1 else int(k), rows))
+    return out
+
+
+def _prepare(peer: str, options: dict, scores: str):
+    recs, truth = corpus(scores)
+    candidates = options.get("candidates")
+    if peer in ("sklearn", "torchmetrics"):
+        if candidates == "recommended+judged":
+            low = recs.groupby("user")["score"].min().rename("low")
+            extra = truth.merge(recs[["user", "item"]], how="left", indicator=True,
+                                on=["user", "item"])
+            extra = extra[(extra["_merge"] == "left_only") & extra["user"].isin(low.index)]
+            extra = extra[["user", "item"]].merge(low, left_on="user", right_index=True)
+            extra = extra.rename(columns={"low": "score"})
+            extra["score"] -= 1.0
+            recs = pd.concat([recs, extra[["user", "item", "score"]]], ignore_index=True)
+        else:  # the peer sees the recommended items only
+            truth = truth.merge(recs[["user", "item"]], on=["user", "item"])
+    return recs, truth
+
+
+def peer_metric_name(peer: str, metric: str, k, options: dict) -> str:
+    if peer == "ranx":  # ranx's names carry their cut-off and level already
+        return metric
+    if (peer == "ir_measures" and "(" in options.get("measure", "")
+            and "gains" not in options):
+        metric = options["measure"]  # ir-measures' own syntax: AP(rel=2)
+    return metric if k is None else f"{metric}@{k}"
+
+
+def compute(peer: str, metric: str, options: str, k, scores: str) -> pd.Series:
+    """metrics_lib's per-user values for one golden group."""
+    from metrics_lib import describe_convention, evaluate
+
+    preset = PRESET_OF.get(peer, peer)
+    opts = json.loads(options)
+    params = {key: value for key, value in opts.items() if key not in INPUT_OPTIONS}
+    if peer == "torchmetrics":
+        params.pop("top_k", None)
+    name = peer_metric_name(peer, metric, k, opts)
+    if peer == "ir_measures":  # the name carries them
+        for key in ("rel", "judged_only"):
+            params.pop(key, None)
+    described = describe_convention(preset, name, **params)
+    plain = describe_convention(preset, name)
+    keywords = {key: value for key, value in described["keywords"].items()
+                if plain["keywords"].get(key, object()) != value}
+    recs, truth = _prepare(peer, opts, scores)
+    result = evaluate(recs, truth, [name], convention=preset, **keywords)
+    return result[name]
+
+
+def compare(peer, metric, options, k, rows, scores) -> tuple[bool, str]:
+    """(agrees, message) for the rows of one golden group on ``scores``."""
+    expected = rows[rows["scores"] == scores].set_index("user")["value"]
+    try:
+        ours = compute(peer, metric, options, k, scores)
+    except (TypeError, ValueError) as error:
+        return False, f"{type(error).__name__}: {error}"
+    tol = FLOAT32.get(peer, TOL)
+    missing = expected.index.difference(ours.index)
+    if len(missing):
+        return False, f"users missing from metrics_lib's result: {list(missing)[:8]}"
+    got = ours.reindex(expected.index).to_numpy(dtype=float)
+    want = expected.to_numpy(dtype=float)
+    both_nan = np.isnan(got) & np.isnan(want)
+    bad = ~both_nan & ~(np.abs(got - want) <= tol)
+    if bad.any():
+        users = expected.index[bad]
+        first = users[0]
+        return False, (f"{int(bad.sum())} of {len(want)} users differ, e.g. user {first}: "
+                       f"peer {expected[first]!r}, metrics_lib {ours[first]!r}")
+    return True, "ok"
+
+
+def classify(peer, metric, options, k, rows) -> tuple[str, str]:
+    """'tied' (exact on tied scores), 'untied' (only without ties) or 'no'."""
+    ok_tied, msg_tied = compare(peer, metric, options, k, rows, "tied")
+    if ok_tied:
+        ok_untied, msg = compare(peer, metric, options, k, rows, "untied")
+        return ("tied", "ok") if ok_untied else ("no", "untied: " + msg)
+    ok_untied, msg = compare(peer, metric, options, k, rows, "untied")
+    if ok_untied:
+        return "untied", "tied: " + msg_tied
+    return "no", "tied: " + msg_tied + " | untied: " + msg
+
+
+def _finite(x) -> bool:
+    return not (isinstance(x, float) and math.isnan(x))
