@@ -18,6 +18,8 @@ import pandas as pd
 
 from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
                        segment_argsort)
+from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
+                           refuse_unsupported, reorder_hits, tie_starts)
 from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
 from ._validation import (
     check_choice,
@@ -35,7 +37,7 @@ from .ranking import AP_DENOMINATORS, GAINS, IDEALS, _check_log_base
 
 __all__ = ["evaluate", "parse_metric", "TIES", "MISSING_POLICIES"]
 
-TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input")
+TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input") + TIE_MODES
 MISSING_POLICIES = ("zero", "skip")
 
 # metric kind -> accepted spellings (lower case). trec_eval names are accepted
@@ -408,8 +410,11 @@ default="item_desc"
 
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
                    empty, missing, ties) -> dict:
+    parsed = _parse_metrics(metrics)
+    for name, kind, _ in parsed:
+        refuse_unsupported(ties, kind, ideal=ideal, name=name)
     return {
-        "metrics": _parse_metrics(metrics),
+        "metrics": parsed,
         "relevance_level": check_relevance_level(relevance_level),
         "denominator": check_choice("denominator", denominator, AP_DENOMINATORS),
         "gain": check_choice("gain", gain, GAINS),
@@ -682,6 +687,16 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
            "values": {}}
     if dup_row >= 0 or dup_truth >= 0:
         return out
+    mode = options["ties"]
+    if mode in TIE_MODES:  # tie groups of this chunk's rows (see _tie_kernels)
+        first = options["tie_first"][row_offset:row_offset + rec_keys.size]
+        if mode in EXPECTATION_MODES:
+            groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
+                               grades, n_users)
+            for name, kind, k in options["metrics"]:
+                out["values"][name] = groups.measure(mode, kind, k, options)
+            return out
+        hit_rows, hit_grades = reorder_hits(first, hit_rows, hit_grades, mode)
     table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users,
                       levels=levels)
     trec = (TrecTable(table.list_len, lengths, hit_rows, hit_grades, truth_code,
@@ -755,7 +770,9 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     if order is not None:
         rec_keys, values = rec_keys[order], values[order]
     del order
-    ties = options["ties"]
+    # The tie modes of _tie_kernels do not depend on the order inside a tie
+    # group: any order will do, and the input order costs least.
+    ties = "input" if options["ties"] in TIE_MODES else options["ties"]
     descending = rank_col is None
     tie_key = _tie_key(item_kind, ties, rec_keys, decode_item)
     if not in_block_order(values, descending, tie_key, ties, lengths):
@@ -777,7 +794,11 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
             del sort_keys
         del primary
         rec_keys = rec_keys[within]
+        if options["ties"] in TIE_MODES:
+            values = values[within]
         del within
+    if options["ties"] in TIE_MODES:
+        options = dict(options, tie_first=tie_starts(values, lengths))
     del values, tie_key
 
     # 4. Join and per-user values, by contiguous chunks of users (one per
