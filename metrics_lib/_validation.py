@@ -628,3 +628,49 @@ def check_int_array(name: str, values, *, low: int = 0, high: int | None = None,
         raise ValueError(f"{name} must lie in [{low}, {high}); got {array[at]} at index "
                          f"{at[0] if len(at) == 1 else at}")
     return array
+
+
+# -- convention keywords of the ranking metrics (issue 12) -------------------
+
+def check_gain(gain, choices: Sequence[str]):
+    """A gain name from ``choices``, or a mapping grade -> gain as sorted pairs.
+
+    A mapping comes back as a tuple of ``(grade, gain)`` float pairs sorted by
+    grade (hashable, so that it can travel in an options dict); grades and
+    gains must be finite reals, gains non-negative, and no grade may appear
+    twice once written as a float.
+    """
+    if isinstance(gain, str):
+        return check_choice("gain", gain, choices)
+    if not isinstance(gain, Mapping):
+        options = ", ".join(repr(c) for c in choices)
+        raise TypeError(f"gain must be one of {options} or a mapping {{grade: gain}}; "
+                        f"got {type(gain).__name__} {gain!r}")
+    if not gain:
+        raise ValueError("gain is an empty mapping: give the gain of every judged grade")
+    pairs = {}
+    for grade, value in gain.items():
+        key = check_real("a grade (key) of the gain mapping", grade)
+        if key in pairs:
+            raise ValueError(f"the gain mapping lists grade {grade!r} twice")
+        pairs[key] = check_real(f"the gain of grade {grade!r}", value, low=0)
+    return tuple(sorted(pairs.items()))
+
+
+def check_min_grade(min_grade) -> float | None:
+    """``None`` or a finite real: grades below it count as 0 in DCG and NDCG."""
+    if min_grade is None:
+        return None
+    return check_real("min_grade", min_grade)
+
+
+def check_truncate(truncate) -> int | None:
+    """``None`` or a positive integer: the number of items each list keeps."""
+    return check_k(truncate, name="truncate")
+
+
+def check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {type(value).__name__} "
+                        f"{value!r}")
+    return bool(value)

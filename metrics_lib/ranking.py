@@ -21,8 +21,12 @@ import math
 import numpy as np
 
 from ._validation import (
+    check_bool,
     check_choice,
     check_empty,
+    check_gain,
+    check_min_grade,
+    check_truncate,
     check_k,
     check_parallel_lists,
     check_real,
@@ -37,6 +41,7 @@ __all__ = [
     "recall_at_k",
     "f1_at_k",
     "hit_at_k",
+    "hit_count_at_k",
     "reciprocal_rank",
     "average_precision",
     "dcg_at_k",
@@ -45,34 +50,55 @@ __all__ = [
     "mean_average_precision",
 ]
 
-AP_DENOMINATORS = ("relevant", "min_k", "retrieved")
-GAINS = ("linear", "exponential")
-IDEALS = ("judged", "retrieved")
+AP_DENOMINATORS = ("relevant", "min_k", "retrieved", "k")
+PRECISION_DENOMINATORS = ("k", "min_k", "retrieved")
+RECALL_DENOMINATORS = ("relevant", "min_k")
+GAINS = ("linear", "exponential", "binary")
+IDEALS = ("judged", "retrieved", "k")
 
 
-def _binary_inputs(recommended, relevant, k, relevance_level, empty):
-    """Validate and return (hits in the top k as a bool array, |R|, k used).
+def _condensed(items: tuple, grades: dict, judged_only, truncate) -> tuple:
+    """The list as the metric sees it: unjudged items removed, then truncated.
+
+    ``judged_only=True`` drops the items absent from ``relevant`` before
+    anything is counted (trec_eval ``-J``); ``truncate`` keeps the first
+    ``truncate`` items (Recommenders ``relevancy_method="by_threshold"``).
+    """
+    if check_bool("judged_only", judged_only):
+        items = tuple(item for item in items if item in grades)
+    truncate = check_truncate(truncate)
+    return items if truncate is None else items[:truncate], truncate
+
+
+def _binary_inputs(recommended, relevant, k, relevance_level, empty,
+                   judged_only=False, truncate=None):
+    """Validate and return (hits in the top k as a bool array, |R|, k used, list length).
 
     ``k`` used is the cut-off itself, or the list length when ``k`` is None.
+    With ``truncate``, the hits are those of the truncated list, whatever
+    ``k`` (which then only enters the denominators).
     """
     items = check_recommended(recommended)
     grades = check_relevant(relevant, recommended=items)
     k = check_k(k)
     level = check_relevance_level(relevance_level)
     check_empty(empty)
+    items, truncate = _condensed(items, grades, judged_only, truncate)
     relevant_ids = {item for item, grade in grades.items() if grade >= level}
     cutoff = len(items) if k is None else k
-    hits = np.fromiter((item in relevant_ids for item in items[:cutoff]),
-                       dtype=bool, count=min(cutoff, len(items)))
-    return hits, len(relevant_ids), cutoff
+    scan = len(items) if truncate is not None else cutoff
+    hits = np.fromiter((item in relevant_ids for item in items[:scan]),
+                       dtype=bool, count=min(scan, len(items)))
+    return hits, len(relevant_ids), cutoff, len(items)
 
 
 def _no_relevant(empty: str) -> float:
     return handle_empty(empty, "relevant has no item at or above relevance_level")
 
 
-def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
-                   empty="zero"):
+def precision_at_k(recommended, relevant, k=None, *, denominator="k",
+                   relevance_level=1, empty="zero", judged_only=False,
+                   truncate=None):
     """Fraction of the top ``k`` recommendations that are relevant.
 
     Parameters
@@ -84,12 +110,38 @@ def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
     k : int or None, default=None
         Cut-off. ``None`` uses the whole list, so the denominator is
         ``len(recommended)``.
+    denominator : {"k", "min_k", "retrieved"}, default="k"
+        What the hits are divided by:
+
+        - ``"k"``: ``k`` even when the list is shorter (trec_eval ``P_k``,
+          ranx, RecBole, Recommenders, RecTools ``Precision``);
+        - ``"min_k"``: ``min(k, |R|)``, so that a perfect list scores 1 when
+          fewer than ``k`` items are relevant (RecTools 0.19.0
+          ``rectools/metrics/classification.py``,
+          ``Precision(r_precision=True)``);
+        - ``"retrieved"``: ``min(k, len(recommended))``, the items actually
+          shown (torchmetrics 1.9.0
+          ``torchmetrics/functional/retrieval/precision.py``,
+          ``retrieval_precision(adaptive_k=True)``).
+
+        With ``k=None``, ``k`` stands for the list length.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         What to return when no item is relevant: ``0.0`` (trec_eval),
         ``nan`` (leave the user out of a later ``nanmean``), or raise a
         ``ValueError``.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
 
     Returns
     -------
@@ -121,17 +173,27 @@ def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
     0.6666666666666666
     >>> precision_at_k(["a"], {"a"}, k=2)  # short list: divides by k
     0.5
+    >>> precision_at_k(["a"], {"a"}, k=2, denominator="retrieved")
+    1.0
+    >>> precision_at_k(["a", "x", "y"], {"a"}, k=3, denominator="min_k")
+    1.0
     """
-    hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
-                                              relevance_level, empty)
+    check_choice("denominator", denominator, PRECISION_DENOMINATORS)
+    hits, n_relevant, cutoff, n_items = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
     if n_relevant == 0:
         return _no_relevant(empty)
-    if cutoff == 0:  # k=None on an empty list: nothing recommended, nothing right
+    if denominator == "min_k":
+        cutoff = min(cutoff, n_relevant)
+    elif denominator == "retrieved":
+        cutoff = min(cutoff, n_items)
+    if cutoff == 0:  # an empty list: nothing recommended, nothing right
         return 0.0
     return float(hits.sum() / cutoff)
 
 
-def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
+                relevance_level=1, empty="zero", judged_only=False, truncate=None):
     """Fraction of the relevant items that appear in the top ``k``.
 
     Parameters
@@ -142,10 +204,25 @@ def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero
         Relevant ids, or judged ids with their grades.
     k : int or None, default=None
         Cut-off; ``None`` uses the whole list.
+    denominator : {"relevant", "min_k"}, default="relevant"
+        ``"relevant"``: all relevant items ``|R|`` (trec_eval and most
+        libraries); ``"min_k"``: ``min(k, |R|)`` ("capped recall"; with
+        ``k=None``, ``k`` stands for the list length).
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant (the ratio is 0/0).
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
 
     Returns
     -------
@@ -173,15 +250,22 @@ def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     >>> from metrics_lib import recall_at_k
     >>> recall_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3)
     0.5
+    >>> recall_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=2, denominator="min_k")
+    0.5
     """
-    hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
-                                         relevance_level, empty)
+    check_choice("denominator", denominator, RECALL_DENOMINATORS)
+    hits, n_relevant, cutoff, _ = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
     if n_relevant == 0:
         return _no_relevant(empty)
-    return float(hits.sum() / n_relevant)
+    divisor = n_relevant if denominator == "relevant" else min(cutoff, n_relevant)
+    if divisor == 0:  # min_k on an empty list with k=None
+        return 0.0
+    return float(hits.sum() / divisor)
 
 
-def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
+            judged_only=False, truncate=None):
     """Harmonic mean of precision@k and recall@k.
 
     Parameters
@@ -196,6 +280,17 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
 
     Returns
     -------
@@ -222,8 +317,8 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
     >>> round(f1_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3), 4)
     0.5714
     """
-    hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
-                                              relevance_level, empty)
+    hits, n_relevant, cutoff, _ = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
     if n_relevant == 0:
         return _no_relevant(empty)
     n_hits = int(hits.sum())
@@ -232,7 +327,8 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
     return float(2 * n_hits / (cutoff + n_relevant))
 
 
-def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
+             judged_only=False, truncate=None):
     """1.0 if at least one relevant item is in the top ``k``, else 0.0.
 
     Parameters
@@ -247,6 +343,17 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
 
     Returns
     -------
@@ -272,15 +379,77 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
     >>> hit_at_k(["x", "y", "a"], {"a"}, k=2), hit_at_k(["x", "y", "a"], {"a"}, k=3)
     (0.0, 1.0)
     """
-    hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
-                                         relevance_level, empty)
+    hits, n_relevant, _, _ = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
     if n_relevant == 0:
         return _no_relevant(empty)
     return 1.0 if hits.any() else 0.0
 
 
+def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
+                   judged_only=False, truncate=None):
+    """Number of relevant items in the top ``k`` (a count, not a rate).
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
+
+    Returns
+    -------
+    float
+        The count (a float, as every metric here), 0.0 when nothing is
+        relevant: a count is defined for every user, so there is no
+        ``empty`` policy.
+
+    See Also
+    --------
+    hit_at_k : 1.0 if the count is positive.
+    precision_at_k : the count divided by ``k``.
+
+    Notes
+    -----
+    ranx 0.3.21 calls this ``hits@k`` (``ranx/metrics/hits.py``,
+    ``_hits``: it adds 1 per top-k item found in the qrels kept by
+    ``clean_qrels(qrels, rel_lvl)``), and trec_eval's ``num_rel_ret`` is the
+    uncut count. In :func:`evaluate` it is the metric ``"num_rel_ret@k"``;
+    the name ``"hits@k"`` is refused there, because this library's
+    ``"hit@k"`` is the 0/1 :func:`hit_at_k`.
+
+    References
+    ----------
+    .. [1] ranx, ``ranx/metrics/hits.py``, https://github.com/AmenRa/ranx
+
+    Examples
+    --------
+    >>> from metrics_lib import hit_count_at_k
+    >>> hit_count_at_k(["a", "x", "b", "c"], {"a", "b", "c"}, k=3)
+    2.0
+    """
+    hits, _, _, _ = _binary_inputs(recommended, relevant, k, relevance_level,
+                                   "zero", judged_only, truncate)
+    return float(hits.sum())
+
+
 def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
-                    empty="zero"):
+                    empty="zero", judged_only=False, truncate=None):
     """One over the rank of the first relevant item in the top ``k``.
 
     Parameters
@@ -295,6 +464,17 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
 
     Returns
     -------
@@ -320,8 +500,8 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     >>> reciprocal_rank(["A", "B", "C", "L", "Y"], {"C", "K", "B", "Z"}, k=5)
     0.5
     """
-    hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
-                                         relevance_level, empty)
+    hits, n_relevant, _, _ = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
     if n_relevant == 0:
         return _no_relevant(empty)
     positions = np.flatnonzero(hits)
@@ -329,7 +509,8 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
 
 
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
-                      relevance_level=1, empty="zero"):
+                      relevance_level=1, empty="zero", judged_only=False,
+                      truncate=None):
     """Average precision: precision at each relevant rank, summed, over ``|R|``.
 
     By default (trec_eval) the precisions at the ranks ``i <= k`` that hold a
@@ -346,7 +527,7 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         Relevant ids, or judged ids with their grades.
     k : int or None, default=None
         Cut-off; ``None`` uses the whole list.
-    denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
+    denominator : {"relevant", "min_k", "retrieved", "k"}, default="relevant"
         What the sum of precisions is divided by:
 
         - ``"relevant"``: all relevant items, ``|R|`` (trec_eval ``map`` and
@@ -354,11 +535,25 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         - ``"min_k"``: ``min(k, |R|)`` (Recommenders ``map_at_k``, RecBole,
           ml_metrics ``apk``); with ``k=None`` this is ``|R|``;
         - ``"retrieved"``: the relevant items found in the top ``k``
-          (torchmetrics ``RetrievalMAP(top_k)``, recmetrics ``mapk``).
+          (torchmetrics ``RetrievalMAP(top_k)``, recmetrics ``mapk``);
+        - ``"k"``: the cut-off ``k`` itself (RecTools 0.19.0
+          ``rectools/metrics/ranking.py``, ``MAP(divide_by_k=True)``,
+          ``MAP.calc_per_user_from_fitted``); it needs a ``k``.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
 
     Returns
     -------
@@ -395,8 +590,10 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     0.8333
     """
     check_choice("denominator", denominator, AP_DENOMINATORS)
-    hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
-                                              relevance_level, empty)
+    if denominator == "k" and k is None:
+        raise ValueError("denominator='k' divides by the cut-off: give a k")
+    hits, n_relevant, cutoff, _ = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
     if n_relevant == 0:
         return _no_relevant(empty)
     n_hits = int(hits.sum())
@@ -408,6 +605,8 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         divisor = n_relevant
     elif denominator == "min_k":
         divisor = n_relevant if k is None else min(cutoff, n_relevant)
+    elif denominator == "k":
+        divisor = cutoff
     else:
         divisor = n_hits
     return float(precision_at_hits.sum() / divisor)
@@ -436,19 +635,74 @@ def _check_log_base(log_base) -> float:
     return check_real("log_base", log_base, low=1, low_open=True)
 
 
-def _graded_inputs(recommended, relevant, k, gain, empty, log_base):
+def gain_grades(grades: np.ndarray, judged: np.ndarray | None, gain, relevance_level,
+                min_grade):
+    """Grades as the gain keyword sees them, and the gain that then applies.
+
+    Returns ``(values, gain_name)`` with ``gain_name`` ``"linear"`` or
+    ``"exponential"``: ``min_grade`` sets the grades below it to 0;
+    ``"binary"`` makes every grade 1 (at or above ``relevance_level``) or 0;
+    a mapping (sorted ``(grade, gain)`` pairs from ``check_gain``) replaces
+    every judged grade by its gain, so the ideal list is sorted by gain.
+    ``judged`` marks the judged entries (``None``: all are judged); unjudged
+    ones always get 0. Shared with :mod:`metrics_lib.evaluate`.
+    """
+    keep = None if min_grade is None else grades >= min_grade
+    if isinstance(gain, tuple):
+        keys = np.array([grade for grade, _ in gain])
+        values = np.array([value for _, value in gain])
+        where = np.minimum(np.searchsorted(keys, grades), keys.size - 1)
+        found = keys[where] == grades
+        unknown = ~found if judged is None else judged & ~found
+        if unknown.any():
+            missing = float(grades[np.argmax(unknown)])
+            raise ValueError(f"grade {missing:g} has no entry in the gain mapping; "
+                             "give a gain for every judged grade (grades: "
+                             f"{', '.join(f'{key:g}' for key in keys)})")
+        mask = found if judged is None else found & judged
+        if keep is not None:
+            mask = mask & keep
+        return np.where(mask, values[where], 0.0), "linear"
+    if gain == "binary":
+        mask = grades >= relevance_level
+        if keep is not None:
+            mask &= keep
+        return mask.astype(np.float64), "linear"
+    if keep is not None:
+        return np.where(keep, grades, 0.0), gain
+    return grades, gain
+
+
+def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
+                   relevance_level=1, min_grade=None, judged_only=False,
+                   truncate=None):
+    """Gains-ready grades of the scored list and of all judgements.
+
+    Returns ``(top, judged, k, base, gain_name)``: ``top`` the (transformed)
+    grades of the list's first ``k`` items (all of a truncated list),
+    ``judged`` those of every judgement, sorted descending.
+    """
     items = check_recommended(recommended)
     grades = check_relevant(relevant, recommended=items)
     k = check_k(k)
-    check_choice("gain", gain, GAINS)
+    gain = check_gain(gain, GAINS)
+    level = check_relevance_level(relevance_level)
+    min_grade = check_min_grade(min_grade)
     check_empty(empty)
     base = _check_log_base(log_base)
-    cutoff = len(items) if k is None else k
-    top = np.array([grades.get(item, 0.0) for item in items[:cutoff]], dtype=float)
-    return top, grades, k, base
+    items, truncate = _condensed(items, grades, judged_only, truncate)
+    cutoff = len(items) if k is None or truncate is not None else k
+    shown = items[:cutoff]
+    top = np.array([grades.get(item, 0.0) for item in shown], dtype=float)
+    is_judged = np.array([item in grades for item in shown], dtype=bool)
+    top, gain_name = gain_grades(top, is_judged, gain, level, min_grade)
+    judged, _ = gain_grades(np.array(list(grades.values()), dtype=float), None, gain,
+                            level, min_grade)
+    return top, np.sort(judged)[::-1], k, base, gain_name
 
 
-def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
+def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
+             relevance_level=1, min_grade=None, judged_only=False, truncate=None):
     """Discounted cumulative gain of the top ``k`` items.
 
     Parameters
@@ -460,13 +714,40 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
         Items not in ``relevant`` have grade 0.
     k : int or None, default=None
         Cut-off; ``None`` uses the whole list.
-    gain : {"linear", "exponential"}, default="linear"
+    gain : {"linear", "exponential", "binary"} or mapping, default="linear"
         ``"linear"`` uses the grade itself (trec_eval, ranx ``ndcg``,
         scikit-learn); ``"exponential"`` uses ``2**grade - 1`` (Burges et al.,
-        ranx ``ndcg_burges``). They agree on binary grades.
+        ranx ``ndcg_burges``); they agree on binary grades. ``"binary"``:
+        gain 1 for a grade at or above ``relevance_level``, else 0 (RecBole
+        1.2.1 and Microsoft Recommenders 1.2.1 ``ndcg_at_k(score_type=
+        "binary")`` on graded truth). A mapping ``{grade: gain}`` gives each
+        judged grade its gain; every judged grade must be a key (ir-measures
+        0.4.3 ``nDCG(gains={...})``, trec_eval 10.0 ``m_ndcg.c`` gain
+        levels); the ideal list is then sorted by gain.
+    relevance_level : float, default=1
+        Only used by ``gain="binary"``.
+    min_grade : float or None, default=None
+        Grades below ``min_grade`` count as 0 (not relevant) in the DCG and in
+        the ideal DCG, before the gain; the others keep their gain. ranx
+        0.3.21 ``ndcg@k-l2`` is ``min_grade=2`` (``ranx/metrics/ndcg.py``,
+        ``_dcg`` calls ``clean_qrels(qrels, rel_lvl)``, which drops the
+        judgements below ``rel_lvl`` from both DCGs); ranx's default
+        ``rel_lvl=1`` is ``min_grade=1`` (which differs from ``None`` only
+        for grades strictly between 0 and 1).
     log_base : float, default=2
         Base of the logarithm in the discount ``log(rank + 1)``. Microsoft
         Recommenders uses ``e``. DCG depends on it; NDCG does not.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
 
     Returns
     -------
@@ -494,7 +775,10 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
     >>> round(dcg_at_k(["E", "A", "C", "D", "B"], grades, k=5), 4)
     6.5972
     """
-    top, _, _, base = _graded_inputs(recommended, relevant, k, gain, "zero", log_base)
+    top, _, _, base, gain = _graded_inputs(
+        recommended, relevant, k, gain, "zero", log_base,
+        relevance_level=relevance_level, min_grade=min_grade,
+        judged_only=judged_only, truncate=truncate)
     with np.errstate(over="ignore"):
         value = _discounted_sum(_gains(top, gain), base)
     if not math.isfinite(value):
@@ -506,7 +790,8 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
 
 
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
-              log_base=2, empty="zero"):
+              log_base=2, empty="zero", relevance_level=1, min_grade=None,
+              judged_only=False, truncate=None):
     """DCG of the list divided by the DCG of an ideal list (in ``[0, 1]``).
 
     Parameters
@@ -518,9 +803,9 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     k : int or None, default=None
         Cut-off for both the list and the ideal list. ``None`` scores the
         whole list against the whole ideal list (trec_eval ``ndcg``).
-    gain : {"linear", "exponential"}, default="linear"
+    gain : {"linear", "exponential", "binary"} or mapping, default="linear"
         See :func:`dcg_at_k`.
-    ideal : {"judged", "retrieved"}, default="judged"
+    ideal : {"judged", "retrieved", "k"}, default="judged"
         ``"judged"`` sorts *all* judged grades (trec_eval, ranx, RecBole,
         Recommenders; scikit-learn's ``ndcg_score`` and torchmetrics sort the
         labels the caller passes, which is the same only when every judged
@@ -528,10 +813,31 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         the grades of the recommended top ``k``; it ignores relevant items
         the list missed and so overstates quality. It is offered to
         reproduce published numbers that use it, not as a recommendation.
+        ``"k"``: ``k`` items of the user's highest gain, whatever the number
+        of relevant items, so that a user with fewer than ``k`` relevant
+        items cannot reach 1 (RecTools 0.19.0 ``rectools/metrics/ranking.py``,
+        ``NDCG`` with ``divide_by_achievable=False``, its default: the ideal
+        DCG is the sum of ``1 / log(i + 1)`` for ``i = 1..k``; RecTools is
+        binary, where this is exactly its value). It needs a ``k``.
     log_base : float, default=2
         Base of the discount logarithm (cancels in the ratio).
     empty : {"zero", "nan", "raise"}, default="zero"
-        Result when no judged item has a positive grade (ideal DCG is 0).
+        Result when no judged item has a positive gain (ideal DCG is 0).
+    relevance_level : float, default=1
+        Only used by ``gain="binary"``, see :func:`dcg_at_k`.
+    min_grade : float or None, default=None
+        See :func:`dcg_at_k` (ranx ``ndcg@k-l2``).
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
 
     Returns
     -------
@@ -567,13 +873,18 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     0.6373
     """
     check_choice("ideal", ideal, IDEALS)
-    top, grades, k, base = _graded_inputs(recommended, relevant, k, gain, empty,
-                                          log_base)
-    judged = np.array(sorted(grades.values(), reverse=True), dtype=float)
+    if ideal == "k" and k is None:
+        raise ValueError("ideal='k' is an ideal list of k items: give a k")
+    top, judged, k, base, gain = _graded_inputs(
+        recommended, relevant, k, gain, empty, log_base,
+        relevance_level=relevance_level, min_grade=min_grade,
+        judged_only=judged_only, truncate=truncate)
     if not np.any(judged > 0):
         return handle_empty(empty, "relevant has no item with a positive grade")
     if ideal == "judged":
         ideal_grades = judged if k is None else judged[:k]
+    elif ideal == "k":
+        ideal_grades = np.full(k, judged[0])
     else:
         ideal_grades = np.sort(top)[::-1]
     # Large exponential gains are scaled by 2**-(largest grade): same ratio, no
