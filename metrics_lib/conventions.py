@@ -53,7 +53,7 @@ class _Preset:
 # The values evaluate uses when a keyword is not given: a preset keyword equal to
 # one of these may be dropped when this version of evaluate lacks the keyword.
 _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
-            "judged_only": False, "unjudged": "skip"}
+            "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None}
 
 # Our metric kind -> the name evaluate() accepts.
 _EVALUATE_NAME = {"precision": "precision", "recall": "recall", "f1": "f1",
@@ -65,7 +65,7 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "empty": "zero", "relevance_level": 1, "gain": "linear",
                   "ideal": "judged", "denominator": "relevant", "log_base": 2,
                   "judged_only": False, "precision_denominator": "k",
-                  "recall_denominator": "relevant"}
+                  "recall_denominator": "relevant", "min_grade": None, "truncate": None}
 
 
 def _trec_metrics(prefix: str) -> tuple:
@@ -95,12 +95,6 @@ def _trec_metrics(prefix: str) -> tuple:
 def _trec_parameters():
     return {"relevance_level": lambda v: {"relevance_level": v},
             "judged_docs_only_flag": lambda v: {"judged_only": bool(v)}}
-
-
-def _ndcg_level_gain(level):
-    """ranx's ``ndcg@k-lN``: grades below N are not relevant (gain 0)."""
-    return {"relevance_level": level,
-            "gain": {grade: (grade if grade >= level else 0) for grade in range(0, 4)}}
 
 
 _TIE_UNREPRODUCIBLE = ("the order of tied scores is implementation-defined; the preset "
@@ -192,7 +186,7 @@ _add(_Preset(
     ),
     parameters={"rel_lvl": lambda v: {"relevance_level": v},
                 "make_comparable": lambda v: {"missing": "zero"} if v else {"missing": "skip"}},
-    free=("relevance_level", "missing", "gain")))
+    free=("relevance_level", "missing", "min_grade")))
 
 _REC = "recommenders 1.2.1, recommenders/evaluation/python_evaluation.py, "
 _add(_Preset(
@@ -213,10 +207,14 @@ _add(_Preset(
         _Metric("rprec", ("r_precision_at_k",), _REC + "r_precision_at_k()",
                 cutoff="required"),
     ),
-    parameters={"relevancy_method": lambda v: ({} if v == "top_k" else {"relevancy": v}),
+    # relevancy_method="by_threshold": merge_ranking_true_pred takes the top `threshold`
+    # items (default 10), whatever k is
+    parameters={"relevancy_method": lambda v: ({"truncate": None} if v == "top_k"
+                                               else {"truncate": 10}),
+                "threshold": lambda v: {"truncate": v},
                 "score_type": lambda v: {"gain": {"binary": "binary", "raw": "linear",
                                                   "exp": "exponential"}[v]}},
-    free=("gain",)))
+    free=("gain", "truncate")))
 
 _RT = "RecTools 0.19.0, "
 _add(_Preset(
@@ -319,8 +317,10 @@ _add(_Preset(
 PEERS = MappingProxyType({name: (p.version, p.repository) for name, p in _PRESETS.items()})
 
 _NAME = re.compile(r"^(?P<base>.+?)(?:@(?P<k>[0-9]+))?(?:-l(?P<level>[0-9]+))?$")
-# ir-measures' own syntax: Measure(param=value, ...)@k
-_IRM_NAME = re.compile(r"^(?P<base>[A-Za-z_]+)\((?P<args>[^()]*)\)(?:@(?P<k>[0-9]+))?$")
+# A metric with the peer's own options, in call syntax (ir-measures writes its
+# measures so): Measure(option=value, ...)@k
+_CALL_NAME = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_-]*)\((?P<args>.*)\)"
+                        r"(?:@(?P<k>[0-9]+))?(?:-l(?P<level>[0-9]+))?$")
 _TREC_CUT = re.compile(r"^(?P<base>p|recall|success|map_cut|ndcg_cut)_(?P<k>[0-9]+)$")
 
 
@@ -342,11 +342,13 @@ def _find(preset: _Preset, name: str):
     lowered = name.strip().lower()
     implied = {}
     cut = _TREC_CUT.match(lowered)
-    irm = _IRM_NAME.match(name.strip())
-    if irm:
-        base = irm.group("base").lower()
-        k = None if irm.group("k") is None else int(irm.group("k"))
-        implied = _irm_args(name, irm.group("args"))
+    call = _CALL_NAME.match(name.strip())
+    if call:
+        base = call.group("base").lower()
+        k = None if call.group("k") is None else int(call.group("k"))
+        implied = _call_args(name, call.group("args"))
+        if call.group("level") is not None:
+            implied["rel_lvl"] = int(call.group("level"))
     elif cut:
         base, k = cut.group("base"), int(cut.group("k"))
     else:
@@ -362,7 +364,7 @@ def _find(preset: _Preset, name: str):
             return entry, k, implied
     from .evaluate import parse_metric  # late import: evaluate imports this module
     try:
-        kind, k2 = parse_metric(name if not implied else name.rsplit("-l", 1)[0])
+        kind, k2 = parse_metric(base if k is None else f"{base}@{k}")
     except ValueError:
         kind, k2 = None, None
     for entry in preset.metrics:  # then ours: the peer's first metric of that kind
@@ -372,17 +374,18 @@ def _find(preset: _Preset, name: str):
                      f"{', '.join(sorted({n for e in preset.metrics for n in e.names}))}")
 
 
-def _irm_args(name: str, text: str) -> dict:
-    """``rel=2, judged_only=True, gains={2:3,3:7}`` as a dict (literals only)."""
+def _call_args(name: str, text: str) -> dict:
+    """``rel=2, judged_only=True, gains={2: 3}`` as a dict (Python literals only)."""
     import ast
 
     try:
         call = ast.parse(f"f({text})", mode="eval").body
-        return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords} | (
-            {} if not call.args else {"": None})
-    except (SyntaxError, ValueError):
-        raise ValueError(f"metric {name!r}: cannot read the parameters {text!r} "
-                         "(write them as name=value)") from None
+        if call.args:
+            raise ValueError
+        return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+    except (SyntaxError, ValueError, TypeError):
+        raise ValueError(f"metric {name!r}: cannot read the options {text!r}; write "
+                         "them as option=value, e.g. 'MAP(divide_by_k=True)@10'") from None
 
 
 def _resolve(peer, name, options=None) -> dict:
@@ -415,8 +418,9 @@ def _resolve(peer, name, options=None) -> dict:
         applied[option] = value
         keywords.update(changes)
     if "rel_lvl" in applied and entry.kind == "ndcg":
-        keywords.update(_ndcg_level_gain(applied["rel_lvl"]) if entry.keywords.get("gain")
-                        is None else {})
+        # ranx/metrics/ndcg.py _dcg: clean_qrels(qrels, rel_lvl) drops the grades below
+        # the level from DCG and ideal DCG; the others keep their gain
+        keywords["min_grade"] = applied["rel_lvl"]
     metric = _EVALUATE_NAME[entry.kind] + ("" if k is None else f"@{k}")
     ties_ok = preset.ties_reproducible if entry.ties_reproducible is None \
         else entry.ties_reproducible
