@@ -354,7 +354,7 @@ def _find(preset: _Preset, name: str):
     else:
         match = _NAME.match(lowered)
         if match is None:
-            raise ValueError(f"{preset.peer} does not define metric {name!r}")
+            raise ValueError(f"convention {preset.peer!r} has no metric {name!r}")
         base = match.group("base")
         k = None if match.group("k") is None else int(match.group("k"))
         if match.group("level") is not None:
@@ -370,7 +370,9 @@ def _find(preset: _Preset, name: str):
     for entry in preset.metrics:  # then ours: the peer's first metric of that kind
         if kind is not None and entry.kind == kind:
             return entry, k2, implied
-    raise ValueError(f"{preset.peer} does not define metric {name!r}; its metrics are "
+    raise ValueError(f"convention {preset.peer!r} has no metric {name!r} (a metric "
+                     f"{preset.peer} does not define, or one the preset does not cover); "
+                     f"its metrics are "
                      f"{', '.join(sorted({n for e in preset.metrics for n in e.names}))}")
 
 

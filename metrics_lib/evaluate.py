@@ -269,6 +269,22 @@ default="item_desc"
         ``n_jobs=1``. Inputs of fewer than 100,000 recommendation rows (50,000
         per thread) run in the calling thread. Dask input ignores it: Dask
         schedules the partitions itself.
+    convention : str or None, default=None
+        Compute every metric as another library does: ``"trec_eval"``,
+        ``"pytrec_eval"``, ``"ranx"``, ``"recommenders"``, ``"recbole"``,
+        ``"torchmetrics"``, ``"sklearn"``, ``"rectools"`` or
+        ``"ir_measures"`` (see :func:`describe_convention`). The metric
+        names may then be that library's own (``"ndcg_burges@10"`` for ranx,
+        ``"RetrievalMAP@10"`` for torchmetrics), with its options in call
+        syntax (``"MAP(divide_by_k=True)@10"`` for RecTools) or this
+        library's names (the library's metric of that kind). The preset sets
+        every convention keyword for each metric; a metric the library does
+        not define is refused. Keywords left at their defaults here are the
+        preset's; a keyword given another value must agree with the preset,
+        unless it stands for one of the library's own options (trec_eval's
+        ``relevance_level``, torchmetrics' ``empty``, ...), which it then
+        sets. The keywords used are in ``result.attrs["convention"]``.
+        pandas input only.
 
     Returns
     -------
@@ -288,7 +304,8 @@ default="item_desc"
         (and ``hits@k``, whose meaning differs between libraries: see
         :func:`parse_metric`), a ``dcg`` with exponential gain beyond the
         float64 range, or a user with nothing relevant under
-        ``empty="raise"``.
+        ``empty="raise"``; with ``convention``, an unknown library, a metric
+        it does not define or a keyword that contradicts its preset.
     TypeError
         A table that is not a DataFrame, non-numeric scores or grades, float
         ids, a column mixing ids of different types, id columns of different
@@ -299,6 +316,7 @@ default="item_desc"
     --------
     ndcg_at_k, average_precision, reciprocal_rank, precision_at_k :
         the per-list definitions that every value equals.
+    describe_convention : the keywords of ``convention=``.
     read_trec_run, read_trec_qrels : load TREC files into the two tables.
 
     Notes
