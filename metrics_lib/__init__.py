@@ -68,7 +68,7 @@ from .interleaving import (
 )
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
-from .conventions import PEERS, convention_metrics, describe_convention
+from .conventions import PEERS, convention_metrics, convention_table, describe_convention
 from .trec import read_trec_qrels, read_trec_run
 from .trec_measures import (
     bpref,
@@ -127,6 +127,7 @@ __all__ = [
     # other libraries' conventions, by name (evaluate(..., convention=peer))
     "describe_convention",
     "convention_metrics",
+    "convention_table",
     "PEERS",
     "read_trec_run",
     "read_trec_qrels",

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-__all__ = ["PEERS", "describe_convention", "convention_metrics"]
+__all__ = ["PEERS", "describe_convention", "convention_metrics", "convention_table"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class _Metric:
     """One metric of one peer: our metric kind and the keywords that give it."""
 
     kind: str                 # metric name of this library (parse_metric spelling)
-    names: tuple              # the peer's own spellings, lower case, without "@k"
+    names: tuple              # the peer's own spellings (matched ignoring case), no "@k"
     source: str               # peer file and function
     keywords: dict = field(default_factory=dict)
     cutoff: str = "optional"  # "optional", "required" or "none"
@@ -48,6 +48,7 @@ class _Preset:
     parameters: dict          # peer option -> function(value) -> our keywords
     free: tuple = ()          # our keywords that stand for a peer option: settable
     score_dtype: str | None = None  # "float32": the peer compares scores in float32
+    note: str = ""            # what the caller must give the peer and this library alike
 
 
 # The values evaluate uses when a keyword is not given: a preset keyword equal to
@@ -71,7 +72,7 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
 def _trec_metrics(prefix: str) -> tuple:
     src = prefix + "{}"
     return (
-        _Metric("precision", ("p",), src.format("m_P.c, te_calc_P"), cutoff="required"),
+        _Metric("precision", ("P",), src.format("m_P.c, te_calc_P"), cutoff="required"),
         _Metric("recall", ("recall",), src.format("m_recall.c, te_calc_recall"),
                 cutoff="required"),
         _Metric("hit", ("success",), src.format("m_success.c, te_calc_success"),
@@ -82,7 +83,7 @@ def _trec_metrics(prefix: str) -> tuple:
                                                      "te_calc_map_cut")),
         _Metric("ndcg", ("ndcg", "ndcg_cut"), src.format("m_ndcg.c, te_calc_ndcg; "
                                                          "m_ndcg_cut.c, te_calc_ndcg_cut")),
-        _Metric("rprec", ("rprec",), src.format("m_Rprec.c, te_calc_Rprec"), cutoff="none"),
+        _Metric("rprec", ("Rprec",), src.format("m_Rprec.c, te_calc_Rprec"), cutoff="none"),
         _Metric("num_rel_ret", ("num_rel_ret",),
                 src.format("m_num_rel_ret.c, te_calc_num_rel_ret"), cutoff="none"),
         _Metric("num_ret", ("num_ret",), src.format("m_num_ret.c, te_calc_num_ret"),
@@ -139,22 +140,22 @@ _add(_Preset(
     ties_reproducible=True,
     keywords={**_TREC_KEYWORDS, "missing": "zero"},
     metrics=(
-        _Metric("precision", ("p",), _IRM + "ir_measures/measures/p.py, _P (pytrec_eval "
+        _Metric("precision", ("P",), _IRM + "ir_measures/measures/p.py, _P (pytrec_eval "
                 "provider)", cutoff="required"),
-        _Metric("recall", ("r",), _IRM + "ir_measures/measures/r.py, _R (pytrec_eval provider)",
+        _Metric("recall", ("R",), _IRM + "ir_measures/measures/r.py, _R (pytrec_eval provider)",
                 cutoff="required"),
-        _Metric("hit", ("success",), _IRM + "ir_measures/measures/success.py, _Success "
+        _Metric("hit", ("Success",), _IRM + "ir_measures/measures/success.py, _Success "
                 "(pytrec_eval provider)", cutoff="required"),
-        _Metric("rr", ("rr",), _IRM + "ir_measures/measures/rr.py, _RR (RR: pytrec_eval "
+        _Metric("rr", ("RR",), _IRM + "ir_measures/measures/rr.py, _RR (RR: pytrec_eval "
                 "provider; RR@k: ir_measures/providers/msmarco_provider.py)"),
-        _Metric("ap", ("ap",), _IRM + "ir_measures/measures/ap.py, _AP (pytrec_eval provider)"),
-        _Metric("ndcg", ("ndcg",), _IRM + "ir_measures/measures/ndcg.py, _nDCG (pytrec_eval "
+        _Metric("ap", ("AP",), _IRM + "ir_measures/measures/ap.py, _AP (pytrec_eval provider)"),
+        _Metric("ndcg", ("nDCG",), _IRM + "ir_measures/measures/ndcg.py, _nDCG (pytrec_eval "
                 "provider)"),
-        _Metric("rprec", ("rprec",), _IRM + "ir_measures/measures/rprec.py, _Rprec",
+        _Metric("rprec", ("Rprec",), _IRM + "ir_measures/measures/rprec.py, _Rprec",
                 cutoff="none"),
-        _Metric("num_ret", ("numret",), _IRM + "ir_measures/measures/numret.py, _NumRet "
+        _Metric("num_ret", ("NumRet",), _IRM + "ir_measures/measures/numret.py, _NumRet "
                 "(rel=None)", cutoff="none"),
-        _Metric("num_rel_ret", ("numrelret",), _IRM + "ir_measures/measures/numret.py, "
+        _Metric("num_rel_ret", ("NumRelRet",), _IRM + "ir_measures/measures/numret.py, "
                 "_NumRet(rel=...) (pytrec_eval num_rel_ret)", cutoff="none"),
     ),
     parameters={"rel": lambda v: {"relevance_level": v},
@@ -214,7 +215,10 @@ _add(_Preset(
                 "threshold": lambda v: {"truncate": v},
                 "score_type": lambda v: {"gain": {"binary": "binary", "raw": "linear",
                                                   "exp": "exponential"}[v]}},
-    free=("gain", "truncate")))
+    free=("gain", "truncate"),
+    note=("Recommenders counts every row of rating_true as relevant, grade 0 included "
+          "(merge_ranking_true_pred): the preset's relevance_level=1 agrees when grade-0 "
+          "rows are not given to Recommenders")))
 
 _RT = "RecTools 0.19.0, "
 _add(_Preset(
@@ -224,23 +228,26 @@ _add(_Preset(
     ties_reproducible=True,
     keywords={**_TREC_KEYWORDS, "missing": "zero", "gain": "binary"},
     metrics=(
-        _Metric("precision", ("precision",), _RT + "rectools/metrics/classification.py, "
+        _Metric("precision", ("Precision",), _RT + "rectools/metrics/classification.py, "
                 "Precision.calc_per_user", cutoff="required"),
-        _Metric("recall", ("recall",), _RT + "rectools/metrics/classification.py, "
+        _Metric("recall", ("Recall",), _RT + "rectools/metrics/classification.py, "
                 "Recall.calc_per_user", cutoff="required"),
-        _Metric("hit", ("hitrate",), _RT + "rectools/metrics/classification.py, "
+        _Metric("hit", ("HitRate",), _RT + "rectools/metrics/classification.py, "
                 "HitRate.calc_per_user", cutoff="required"),
-        _Metric("rr", ("mrr",), _RT + "rectools/metrics/ranking.py, MRR.calc_per_user",
+        _Metric("rr", ("MRR",), _RT + "rectools/metrics/ranking.py, MRR.calc_per_user",
                 cutoff="required"),
-        _Metric("ap", ("map",), _RT + "rectools/metrics/ranking.py, MAP.calc_per_user",
+        _Metric("ap", ("MAP",), _RT + "rectools/metrics/ranking.py, MAP.calc_per_user",
                 cutoff="required"),
-        _Metric("ndcg", ("ndcg",), _RT + "rectools/metrics/ranking.py, NDCG.calc_per_user",
+        _Metric("ndcg", ("NDCG",), _RT + "rectools/metrics/ranking.py, NDCG.calc_per_user",
                 keywords={"ideal": "k"}, cutoff="required"),
     ),
     parameters={"r_precision": lambda v: {"precision_denominator": "min_k" if v else "k"},
                 "divide_by_k": lambda v: {"denominator": "k" if v else "relevant"},
                 "divide_by_achievable": lambda v: {"ideal": "judged" if v else "k"}},
-    free=("precision_denominator", "denominator", "ideal")))
+    free=("precision_denominator", "denominator", "ideal"),
+    note=("RecTools counts every interaction as relevant and takes ranks: the preset "
+          "agrees when RecTools is given the rows of grade >= relevance_level and the ranks "
+          "of trec_eval's order")))
 
 _RB = "RecBole 1.2.1, recbole/evaluator/metrics.py, "
 _add(_Preset(
@@ -267,28 +274,37 @@ _add(_Preset(
     repository="https://github.com/Lightning-AI/torchmetrics",
     ties_note=("torch.topk / torch.argsort on float32 scores: " + _TIE_UNREPRODUCIBLE),
     ties_reproducible=False,
-    keywords={**_TREC_KEYWORDS, "unjudged": "empty"},
+    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip"},
     metrics=(
-        _Metric("precision", ("retrievalprecision",), _TM + "functional/retrieval/precision.py, "
+        _Metric("precision", ("RetrievalPrecision",), _TM + "functional/retrieval/precision.py, "
                 "retrieval_precision"),
-        _Metric("recall", ("retrievalrecall",), _TM + "functional/retrieval/recall.py, "
+        _Metric("recall", ("RetrievalRecall",), _TM + "functional/retrieval/recall.py, "
                 "retrieval_recall"),
-        _Metric("hit", ("retrievalhitrate",), _TM + "functional/retrieval/hit_rate.py, "
+        _Metric("hit", ("RetrievalHitRate",), _TM + "functional/retrieval/hit_rate.py, "
                 "retrieval_hit_rate"),
-        _Metric("rr", ("retrievalmrr",), _TM + "functional/retrieval/reciprocal_rank.py, "
+        _Metric("rr", ("RetrievalMRR",), _TM + "functional/retrieval/reciprocal_rank.py, "
                 "retrieval_reciprocal_rank"),
-        _Metric("ap", ("retrievalmap",), _TM + "functional/retrieval/average_precision.py, "
+        _Metric("ap", ("RetrievalMAP",), _TM + "functional/retrieval/average_precision.py, "
                 "retrieval_average_precision", keywords={"denominator": "retrieved"}),
-        _Metric("ndcg", ("retrievalnormalizeddcg",), _TM + "functional/retrieval/ndcg.py, "
-                "retrieval_normalized_dcg"),
-        _Metric("rprec", ("retrievalrprecision",), _TM + "functional/retrieval/r_precision.py, "
+        # _dcg_sample_scores(target, preds, top_k, ignore_ties=False): scikit-learn's
+        # average over the orders of each tied block, on float32 scores
+        _Metric("ndcg", ("RetrievalNormalizedDCG",), _TM + "functional/retrieval/ndcg.py, "
+                "retrieval_normalized_dcg, _dcg_sample_scores(ignore_ties=False)",
+                keywords={"ties": "average"}, ties_reproducible=True,
+                ties=("the average over the orders of each block of float32-equal scores "
+                      "(_dcg_sample_scores with ignore_ties=False, as scikit-learn)")),
+        _Metric("rprec", ("RetrievalRPrecision",), _TM + "functional/retrieval/r_precision.py, "
                 "retrieval_r_precision", cutoff="none"),
     ),
     parameters={"top_k": lambda v: {},
                 "adaptive_k": lambda v: {"precision_denominator": "retrieved" if v else "k"},
                 "empty_target_action": lambda v: {"empty": {"neg": "zero", "skip": "nan",
                                                             "pos": "one"}[v]}},
-    free=("precision_denominator", "empty"), score_dtype="float32"))
+    free=("precision_denominator", "empty"), score_dtype="float32",
+    note=("torchmetrics scores the items it is given: pass it, and this library as truth, "
+          "the judgements of the same items (relevant items a list lacks count only when "
+          "passed with scores below the list). AP, precision, recall and RR treat an item "
+          "scored <= 0 as not relevant (torch.where(preds > 0, target, 0))")))
 
 _SK = "scikit-learn 1.9.1, sklearn/metrics/_ranking.py, "
 _add(_Preset(
@@ -297,8 +313,7 @@ _add(_Preset(
                "(ignore_ties=False, _tie_averaged_dcg); average_precision_score makes a "
                "tied block one threshold"),
     ties_reproducible=True,
-    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "ideal": "retrieved",
-              "denominator": "retrieved"},
+    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip"},
     metrics=(
         _Metric("ndcg", ("ndcg_score",), _SK + "ndcg_score, _tie_averaged_dcg",
                 keywords={"ties": "average"}, cutoff="optional"),
@@ -311,7 +326,10 @@ _add(_Preset(
                 keywords={"ties": "block", "empty": "one"}, cutoff="none"),
     ),
     parameters={"ignore_ties": lambda v: {"ties": "item_desc"} if v else {}},
-    free=("ties",)))
+    free=("ties",),
+    note=("scikit-learn scores the items it is given: pass it, and this library as truth, "
+          "the judgements of the same items (relevant items a list lacks count only when "
+          "passed with scores below the list)")))
 
 #: Peer name -> (version the preset was checked against, repository).
 PEERS = MappingProxyType({name: (p.version, p.repository) for name, p in _PRESETS.items()})
@@ -360,7 +378,7 @@ def _find(preset: _Preset, name: str):
         if match.group("level") is not None:
             implied["rel_lvl"] = int(match.group("level"))
     for entry in preset.metrics:  # the peer's own vocabulary first
-        if base in entry.names:
+        if base in (n.lower() for n in entry.names):
             return entry, k, implied
     from .evaluate import parse_metric  # late import: evaluate imports this module
     try:
@@ -432,7 +450,7 @@ def _resolve(peer, name, options=None) -> dict:
             "peer_metric": entry.names[0], "keywords": keywords,
             "score_dtype": score_dtype, "source": entry.source,
             "ties": ties_note, "ties_reproducible": ties_ok,
-            "options": applied}
+            "options": applied, "note": preset.note}
 
 
 def describe_convention(peer: str, metric: str, **options) -> dict:
@@ -466,7 +484,8 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
         ``source`` (the peer's file and function), ``ties`` and
         ``ties_reproducible`` (whether the peer's order of tied scores can
         be reproduced; when it cannot, the values agree on untied scores
-        only), ``peer``, ``peer_version``, ``peer_metric`` and ``options``.
+        only), ``note`` (what the peer must be given for the values to
+        agree), ``peer``, ``peer_version``, ``peer_metric`` and ``options``.
 
     Raises
     ------
@@ -605,3 +624,59 @@ def _same(a, b) -> bool:
         return bool(a == b)
     except (TypeError, ValueError):
         return False
+
+
+# Keywords that matter only for some metric kinds (the table leaves the others out).
+_RELEVANT = {"gain": ("ndcg", "dcg"), "ideal": ("ndcg",), "log_base": ("ndcg", "dcg"),
+             "min_grade": ("ndcg", "dcg"), "denominator": ("ap",),
+             "precision_denominator": ("precision",), "recall_denominator": ("recall",),
+             "empty": ("precision", "recall", "f1", "hit", "rr", "ap", "ndcg", "rprec")}
+
+
+def convention_table():
+    """Every preset as a table: one row per (peer, metric).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``peer``, ``peer_version``, ``peer_metric`` (the peer's own
+        name), ``metric`` (this library's name; ``@k`` where the peer needs a
+        cut-off), ``keywords`` (those that differ from :func:`evaluate`'s
+        defaults, as ``key=value`` text), ``score_dtype``, ``ties``,
+        ``ties_reproducible``, ``source`` and ``note``.
+
+    Examples
+    --------
+    >>> from metrics_lib import convention_table
+    >>> table = convention_table()
+    >>> table.loc[table.peer_metric == "ndcg_burges", "keywords"].iloc[0]
+    "gain='exponential'"
+    """
+    import inspect
+
+    import pandas as pd
+
+    from .evaluate import evaluate
+
+    defaults = {name: p.default for name, p in inspect.signature(evaluate).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    defaults = {**_NEUTRAL, **defaults}
+    rows = []
+    for peer, preset in _PRESETS.items():
+        for entry in preset.metrics:
+            name = entry.names[0] + ("@k" if entry.cutoff == "required" else "")
+            info = _resolve(peer, entry.names[0] + ("@10" if entry.cutoff == "required"
+                                                    else ""))
+            keywords = ", ".join(f"{key}={value!r}" for key, value in
+                                 sorted(info["keywords"].items())
+                                 if not _same(value, defaults.get(key, object()))
+                                 and entry.kind in _RELEVANT.get(key, (entry.kind,)))
+            rows.append({"peer": peer, "peer_version": preset.version,
+                         "peer_metric": entry.names[0],
+                         "metric": _EVALUATE_NAME[entry.kind] + (
+                             "@k" if entry.cutoff == "required" else ""),
+                         "keywords": keywords, "score_dtype": info["score_dtype"],
+                         "ties": info["ties"], "ties_reproducible": info["ties_reproducible"],
+                         "source": entry.source, "note": info["note"]})
+            del name
+    return pd.DataFrame(rows)
