@@ -55,6 +55,8 @@ PRECISION_DENOMINATORS = ("k", "min_k", "retrieved")
 RECALL_DENOMINATORS = ("relevant", "min_k")
 GAINS = ("linear", "exponential", "binary")
 IDEALS = ("judged", "retrieved", "k")
+#: Largest k that ideal="k" accepts: its ideal list has k entries.
+IDEAL_K_MAX = 1 << 24
 
 
 def _condensed(items: tuple, grades: dict, judged_only, truncate) -> tuple:
@@ -875,6 +877,9 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     check_choice("ideal", ideal, IDEALS)
     if ideal == "k" and k is None:
         raise ValueError("ideal='k' is an ideal list of k items: give a k")
+    if ideal == "k" and check_k(k) > IDEAL_K_MAX:
+        raise ValueError(f"ideal='k' builds an ideal list of k items, so k may be at "
+                         f"most {IDEAL_K_MAX}; got {k}")
     top, judged, k, base, gain = _graded_inputs(
         recommended, relevant, k, gain, empty, log_base,
         relevance_level=relevance_level, min_grade=min_grade,

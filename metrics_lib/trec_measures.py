@@ -29,7 +29,9 @@ import math
 import numpy as np
 
 from ._validation import (
+    check_choice,
     check_empty,
+    check_k,
     check_parallel_lists,
     check_real,
     check_real_array,
@@ -38,6 +40,7 @@ from ._validation import (
     check_relevant,
     handle_empty,
 )
+from .ranking import _condensed
 
 __all__ = [
     "r_precision",
@@ -85,7 +88,8 @@ def lround(x: float) -> int:
     return int(whole) + (1 if x - whole >= 0.5 else 0)  # x - floor(x) is exact
 
 
-def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
+def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
+                no_hit="zero", judged_only=False, truncate=None):
     """Precision at rank R, where R is the number of relevant items (``Rprec``).
 
     ``Rprec = |relevant items in the top R| / R`` with
@@ -103,11 +107,28 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
         Relevant ids (grade 1 each), or judged ids with their grades. Any
         finite grade is accepted; a grade below ``relevance_level``
         (negative ones included) is not relevant.
+    k : int or None, default=None
+        Cut the list at ``k`` first, so that only the top ``min(k, R)`` ranks
+        count; the denominator stays R (Microsoft Recommenders 1.2.1
+        ``recommenders/evaluation/python_evaluation.py``,
+        ``r_precision_at_k``: it keeps the hits of ``get_top_k_items(k)``
+        whose rank is at most the user's number of relevant items, and
+        divides by that number). ``None``: trec_eval's ``Rprec``.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant: ``0.0`` (trec_eval), ``nan``, or a
         ``ValueError``.
+    no_hit : {"zero", "nan"}, default="zero"
+        Result when items are relevant but none is in the ranks counted.
+        ``"nan"`` reproduces Recommenders' ``r_precision_at_k``, whose mean
+        leaves such users out (its per-user ratio is an empty group divided
+        by the user's count, ``nan``, which ``Series.mean`` skips).
+    judged_only : bool, default=False
+        Remove the unjudged items from the list first (trec_eval ``-J``).
+    truncate : int or None, default=None
+        Cut the list to its first ``truncate`` items instead of ``k``
+        (Recommenders ``relevancy_method="by_threshold"``).
 
     Returns
     -------
@@ -123,7 +144,18 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
     trec_eval 10.0, ``m_Rprec.c``, ``te_calc_Rprec``: it looks at the first
     ``min(num_ret, R)`` ranks and divides the relevant ones by R. The
     :func:`evaluate` metric ``"rprec"`` (aliases ``"r_precision"``,
-    ``"r-precision"``) computes the same value per user.
+    ``"r-precision"``) computes the same value per user, and ``"rprec@k"``
+    the value with a cut-off (``evaluate(no_hit="nan")`` for ``no_hit``).
+
+    The peers: ranx 0.3.21 ``r-precision`` (``ranx/metrics/r_precision.py``,
+    ``_r_precision``: ``_precision`` at ``k = R``) and ir-measures 0.4.3
+    ``Rprec`` (trec_eval through pytrec_eval) are the default.
+    torchmetrics 1.9.0 ``RetrievalRPrecision``
+    (``torchmetrics/functional/retrieval/r_precision.py``,
+    ``retrieval_r_precision``) counts R over the items it is given, so it is
+    the default only when every judged item is among them; given the
+    recommended items alone, its R is the number of relevant items *in the
+    list* (pass ``relevant`` restricted to ``recommended`` to reproduce it).
 
     References
     ----------
@@ -141,11 +173,17 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
     0.5
     """
     items, grades, level = _judged(recommended, relevant, relevance_level)
+    k = check_k(k)
     check_empty(empty)
+    check_choice("no_hit", no_hit, ("zero", "nan"))
+    items, truncate = _condensed(items, grades, judged_only, truncate)
     n_rel = _n_relevant(grades, level)
     if n_rel == 0:
         return _no_relevant(empty)
-    hits = int(_relevant_flags(items[:n_rel], grades, level).sum())
+    depth = n_rel if k is None or truncate is not None else min(k, n_rel)
+    hits = int(_relevant_flags(items[:depth], grades, level).sum())
+    if hits == 0 and no_hit == "nan":
+        return math.nan
     return hits / n_rel
 
 
