@@ -54,7 +54,8 @@ class _Preset:
 # The values evaluate uses when a keyword is not given: a preset keyword equal to
 # one of these may be dropped when this version of evaluate lacks the keyword.
 _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
-            "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None}
+            "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
+            "no_hit": "zero"}
 
 # Our metric kind -> the name evaluate() accepts.
 _EVALUATE_NAME = {"precision": "precision", "recall": "recall", "f1": "f1",
@@ -66,7 +67,8 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "empty": "zero", "relevance_level": 1, "gain": "linear",
                   "ideal": "judged", "denominator": "relevant", "log_base": 2,
                   "judged_only": False, "precision_denominator": "k",
-                  "recall_denominator": "relevant", "min_grade": None, "truncate": None}
+                  "recall_denominator": "relevant", "min_grade": None, "truncate": None,
+                  "no_hit": "zero"}
 
 
 def _trec_metrics(prefix: str) -> tuple:
@@ -205,8 +207,10 @@ _add(_Preset(
         _Metric("ap", ("map_at_k",), _REC + "map_at_k()", keywords={"denominator": "min_k"},
                 cutoff="required"),
         _Metric("ap", ("map",), _REC + "map()", cutoff="required"),
+        # hits in the top min(k, |R|) over |R|; a user without one is NaN (dropped
+        # from Recommenders' mean), while a user with no hit in the top k gets 0.0
         _Metric("rprec", ("r_precision_at_k",), _REC + "r_precision_at_k()",
-                cutoff="required"),
+                keywords={"no_hit": "nan"}, cutoff="required"),
     ),
     # relevancy_method="by_threshold": merge_ranking_true_pred takes the top `threshold`
     # items (default 10), whatever k is
@@ -323,7 +327,11 @@ _add(_Preset(
                 "_binary_clf_curve", keywords={"ties": "block"}, cutoff="none"),
         _Metric("ap", ("label_ranking_average_precision_score",),
                 _SK + "label_ranking_average_precision_score",
-                keywords={"ties": "block", "empty": "one"}, cutoff="none"),
+                # scikit-learn gives 1.0 to a user with no relevant label; that value is
+                # not offered here, so such users get nan (left out of a mean)
+                keywords={"ties": "block", "empty": "nan"}, cutoff="none",
+                ties=("one threshold per tied block (a tied block counts at its last rank); "
+                      "users with no relevant label: scikit-learn 1.0, the preset nan")),
     ),
     parameters={"ignore_ties": lambda v: {"ties": "item_desc"} if v else {}},
     free=("ties",),
