@@ -69,6 +69,17 @@ from .interleaving import (
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
 from .conventions import PEERS, convention_metrics, convention_table, describe_convention
+from .conventions import with_convention as _with_convention
+
+# the per-list functions take convention= too (metrics_lib/conventions.py)
+precision_at_k = _with_convention(precision_at_k)
+recall_at_k = _with_convention(recall_at_k)
+f1_at_k = _with_convention(f1_at_k)
+hit_at_k = _with_convention(hit_at_k)
+reciprocal_rank = _with_convention(reciprocal_rank)
+average_precision = _with_convention(average_precision)
+dcg_at_k = _with_convention(dcg_at_k)
+ndcg_at_k = _with_convention(ndcg_at_k)
 from .trec import read_trec_qrels, read_trec_run
 from .trec_measures import (
     bpref,

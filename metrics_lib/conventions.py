@@ -688,3 +688,114 @@ def convention_table():
                          "source": entry.source, "note": info["note"]})
             del name
     return pd.DataFrame(rows)
+
+
+# -- the per-list functions ---------------------------------------------------------
+
+# per-list function -> (metric kind, {evaluate keyword: the function's keyword})
+_PER_LIST = {
+    "precision_at_k": ("precision", {"precision_denominator": "denominator"}),
+    "recall_at_k": ("recall", {"recall_denominator": "denominator"}),
+    "f1_at_k": ("f1", {}),
+    "hit_at_k": ("hit", {}),
+    "reciprocal_rank": ("rr", {}),
+    "average_precision": ("ap", {"denominator": "denominator"}),
+    "dcg_at_k": ("dcg", {}),
+    "ndcg_at_k": ("ndcg", {}),
+}
+_CONVENTION_DOC = """    convention : str or None, default=None
+        Compute the metric as another library does (``"trec_eval"``,
+        ``"ranx"``, ``"sklearn"``, ...; see :func:`describe_convention`):
+        the keywords of the metric that ``evaluate(..., convention=...)``
+        computes for this library's name of it (``"ndcg"``: ranx's
+        ``ndcg``, not ``ndcg_burges``) replace the defaults above.
+        A keyword given another value than its default must agree with the
+        library's, unless it stands for one of the library's own options.
+        The list is taken in the order given, which has no ties: a
+        library's rule for ordering tied scores applies in :func:`evaluate`.
+"""
+
+
+def _per_list_keywords(function, kind, renames, peer, k, given):
+    """The function's keyword values under ``peer``'s preset (see with_convention)."""
+    import inspect
+
+    preset = _preset(peer)
+    # the metric evaluate(..., convention=peer) computes for this library's name
+    try:
+        entry, _, _ = _find(preset, _EVALUATE_NAME[kind])
+    except ValueError:
+        raise ValueError(f"convention {peer!r} has no metric of kind {kind!r} "
+                         f"({function.__name__}); its metrics are "
+                         f"{', '.join(e.names[0] for e in preset.metrics)}") from None
+    if entry.cutoff == "required" and k is None:
+        raise ValueError(f"{peer}'s {entry.names[0]} needs a cut-off: pass k")
+    if entry.cutoff == "none" and k is not None:
+        raise ValueError(f"{peer}'s {entry.names[0]} takes no cut-off: pass k=None")
+    info = _resolve(peer, entry.names[0] + ("" if k is None else f"@{k}"))
+    parameters = inspect.signature(function).parameters
+    defaults = {name: p.default for name, p in parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    out = {}
+    for key, value in info["keywords"].items():
+        target = renames.get(key, key if key not in _RENAMED_AWAY else None)
+        if target is None or target not in parameters:
+            continue
+        if key == "denominator" and kind != "ap":
+            continue
+        out[target] = value
+    ties = info["keywords"].get("ties")
+    if ties in ("average", "block") and given.get("scores") is not None:
+        # without scores a list has no ties: its order is the only order
+        if "ties" not in parameters:
+            raise ValueError(f"convention {peer!r} treats tied scores with "
+                             f"ties={ties!r} for {entry.names[0]}, which "
+                             f"{function.__name__} cannot do in this version; use "
+                             "evaluate(..., convention=...)")
+        out["ties"] = ties
+    for key, value in given.items():
+        if key in ("scores",) or key not in defaults or _same(value, defaults[key]):
+            continue
+        if key in out and not _same(value, out[key]):
+            source = next((name for name, target in renames.items() if target == key), key)
+            if source not in preset.free and key not in preset.free:
+                raise ValueError(
+                    f"convention {peer!r} computes {function.__name__} with "
+                    f"{key}={out[key]!r}; {key}={value!r} contradicts it")
+        out[key] = value
+    return out
+
+
+# evaluate keywords whose per-list counterpart has another name (see _PER_LIST)
+_RENAMED_AWAY = ("precision_denominator", "recall_denominator")
+
+
+def with_convention(function):
+    """``function`` with a ``convention=`` keyword (see :func:`describe_convention`)."""
+    import functools
+    import inspect
+
+    kind, renames = _PER_LIST[function.__name__]
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def wrapper(recommended, relevant, k=None, *args, convention=None, **kwargs):
+        if convention is None:
+            return function(recommended, relevant, k, *args, **kwargs)
+        if args:
+            raise TypeError(f"{function.__name__}() takes the list, the relevant "
+                            "items and k positionally; pass the rest by name")
+        return function(recommended, relevant, k,
+                        **_per_list_keywords(function, kind, renames, convention, k,
+                                             kwargs))
+
+    parameters = list(signature.parameters.values())
+    parameters.append(inspect.Parameter("convention", inspect.Parameter.KEYWORD_ONLY,
+                                        default=None))
+    wrapper.__signature__ = signature.replace(parameters=parameters)
+    doc = function.__doc__ or ""
+    marker = "\n    Returns\n    -------\n"
+    if marker in doc:
+        head, tail = doc.split(marker, 1)
+        wrapper.__doc__ = head.rstrip("\n") + "\n" + _CONVENTION_DOC + marker + tail
+    return wrapper

@@ -149,3 +149,54 @@ def test_dask_input_is_refused_with_a_pointer():
     truth = pd.DataFrame({"user": [1], "item": [1], "relevance": [1]})
     with pytest.raises(TypeError, match="describe_convention"):
         evaluate(recs, truth, ["mrr"], convention="ranx")
+
+
+PER_LIST = {"precision": ml.precision_at_k, "recall": ml.recall_at_k, "hit": ml.hit_at_k,
+            "mrr": ml.reciprocal_rank, "map": ml.average_precision, "ndcg": ml.ndcg_at_k}
+
+
+@pytest.mark.parametrize("peer", ["trec_eval", "ranx", "recommenders", "rectools",
+                                  "recbole", "torchmetrics", "ir_measures"])
+@pytest.mark.parametrize("seed", range(6))
+def test_per_list_convention_equals_evaluate(peer, seed):
+    """Per-list function with convention= = evaluate with convention=, one user."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 9))
+    items = [int(i) for i in rng.choice(30, size=n, replace=False)]
+    judged = [int(i) for i in rng.choice(30, size=int(rng.integers(1, 8)), replace=False)]
+    grades = {i: int(rng.integers(0, 4)) for i in judged}
+    if not any(g >= 1 for g in grades.values()):
+        grades[judged[0]] = 2
+    recs = pd.DataFrame({"user": 1, "item": items, "score": np.arange(n, 0, -1.0)})
+    truth = pd.DataFrame({"user": 1, "item": list(grades),
+                          "relevance": list(grades.values())})
+    for kind, function in PER_LIST.items():
+        for k in (None, 1, 3, 10):
+            name = kind if k is None else f"{kind}@{k}"
+            try:
+                described = describe_convention(peer, name)
+            except ValueError:  # the peer has no such metric, or not with this cut-off
+                with pytest.raises(ValueError):
+                    function(items, grades, k, convention=peer)
+                continue
+            got = function(items, grades, k, convention=peer)
+            want = evaluate(recs, truth, [name], convention=peer)[name].iloc[0]
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-12, nan_ok=True), \
+                (peer, name, described["keywords"])
+
+
+def test_per_list_refusals():
+    ranking, grades = ["a", "x", "b"], {"a": 3, "b": 1, "c": 2}
+    with pytest.raises(ValueError, match="sklearn"):
+        ml.precision_at_k(ranking, grades, 3, convention="sklearn")
+    with pytest.raises(ValueError, match="log_base=10 contradicts"):
+        ml.ndcg_at_k(ranking, grades, 3, convention="ranx", log_base=10)
+    with pytest.raises(ValueError, match="cut-off"):
+        ml.ndcg_at_k(ranking, grades, None, convention="rectools")
+    # RecTools' default NDCG: binary gain, an ideal of k relevant items
+    assert ml.ndcg_at_k(ranking, grades, 3, convention="rectools") == \
+        ml.ndcg_at_k(ranking, grades, 3, gain="binary", ideal="k")
+    # a peer option: RecTools MAP(divide_by_k=True) is denominator="k"
+    assert ml.average_precision(ranking, grades, 3, convention="rectools",
+                                denominator="k") == \
+        ml.average_precision(ranking, grades, 3, denominator="k")
