@@ -139,7 +139,6 @@ __all__ = [
     "describe_convention",
     "convention_metrics",
     "convention_table",
-    "PEERS",
     "read_trec_run",
     "read_trec_qrels",
     # ratings

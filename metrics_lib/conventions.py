@@ -514,6 +514,12 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
     implementation accident (a quicksort, ``torch.topk``), the preset
     orders ties as trec_eval does, and the description says so.
 
+    References
+    ----------
+    .. [1] The peers' repositories and versions are in :data:`PEERS`; the
+       per-user values checked against them are in ``benchmarks/peers/golden``
+       of this project's repository.
+
     Examples
     --------
     >>> from metrics_lib import describe_convention
@@ -527,7 +533,29 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
 
 
 def convention_metrics(peer: str) -> list[str]:
-    """The metric names ``peer`` defines, in the peer's own spelling.
+    """The metric names ``peer``'s preset covers, in the peer's own spelling.
+
+    Parameters
+    ----------
+    peer : str
+        A key of :data:`PEERS`.
+
+    Returns
+    -------
+    list of str
+        The peer's names (without cut-off), in the order of the preset.
+
+    Notes
+    -----
+    A metric the peer defines but the preset does not cover (such as ranx's
+    ``bpref``) is refused by ``evaluate(..., convention=peer)``: only the
+    metrics checked against the peer's own values are offered.
+
+    References
+    ----------
+    .. [1] The peers' repositories and versions are in :data:`PEERS`; the
+       per-user values checked against them are in ``benchmarks/peers/golden``
+       of this project's repository.
 
     Examples
     --------
@@ -644,6 +672,10 @@ _RELEVANT = {"gain": ("ndcg", "dcg"), "ideal": ("ndcg",), "log_base": ("ndcg", "
 def convention_table():
     """Every preset as a table: one row per (peer, metric).
 
+    Parameters
+    ----------
+    None
+
     Returns
     -------
     pandas.DataFrame
@@ -652,6 +684,17 @@ def convention_table():
         cut-off), ``keywords`` (those that differ from :func:`evaluate`'s
         defaults, as ``key=value`` text), ``score_dtype``, ``ties``,
         ``ties_reproducible``, ``source`` and ``note``.
+
+    Notes
+    -----
+    The conventions appendix of the book shows this table next to values
+    computed by the peers themselves.
+
+    References
+    ----------
+    .. [1] The peers' repositories and versions are in :data:`PEERS`; the
+       per-user values checked against them are in ``benchmarks/peers/golden``
+       of this project's repository.
 
     Examples
     --------
