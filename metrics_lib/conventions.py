@@ -10,7 +10,7 @@ against per-user values computed by the peers themselves
 (``benchmarks/peers/golden/``, test ``tests/test_peer_goldens.py``).
 
 Peers and the versions the presets were checked against are in
-:data:`PEERS`; each metric entry names the file and function of the peer
+``metrics_lib.PEERS``; each metric entry names the file and function of the peer
 that computes it.
 """
 
@@ -469,7 +469,7 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
     peer : str
         One of ``"trec_eval"``, ``"pytrec_eval"``, ``"ranx"``,
         ``"recommenders"``, ``"recbole"``, ``"torchmetrics"``, ``"sklearn"``,
-        ``"rectools"``, ``"ir_measures"`` (see :data:`PEERS`).
+        ``"rectools"``, ``"ir_measures"`` (see ``metrics_lib.PEERS``).
     metric : str
         A metric of that peer, in the peer's own spelling (``"ndcg_burges@10"``
         for ranx, ``"P_10"`` for trec_eval, ``"RetrievalMAP@10"`` for
@@ -508,7 +508,7 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
     Notes
     -----
     The presets were checked against the per-user values of the peer
-    versions in :data:`PEERS` on a seeded corpus with ties, graded
+    versions in ``metrics_lib.PEERS`` on a seeded corpus with ties, graded
     judgements, short lists and users on one side only
     (``benchmarks/peers/``). Where a peer's order of tied scores is an
     implementation accident (a quicksort, ``torch.topk``), the preset
@@ -516,7 +516,7 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
 
     References
     ----------
-    .. [1] The peers' repositories and versions are in :data:`PEERS`; the
+    .. [1] The peers' repositories and versions are in ``metrics_lib.PEERS``; the
        per-user values checked against them are in ``benchmarks/peers/golden``
        of this project's repository.
 
@@ -538,7 +538,7 @@ def convention_metrics(peer: str) -> list[str]:
     Parameters
     ----------
     peer : str
-        A key of :data:`PEERS`.
+        A key of ``metrics_lib.PEERS``.
 
     Returns
     -------
@@ -553,7 +553,7 @@ def convention_metrics(peer: str) -> list[str]:
 
     References
     ----------
-    .. [1] The peers' repositories and versions are in :data:`PEERS`; the
+    .. [1] The peers' repositories and versions are in ``metrics_lib.PEERS``; the
        per-user values checked against them are in ``benchmarks/peers/golden``
        of this project's repository.
 
@@ -692,7 +692,7 @@ def convention_table():
 
     References
     ----------
-    .. [1] The peers' repositories and versions are in :data:`PEERS`; the
+    .. [1] The peers' repositories and versions are in ``metrics_lib.PEERS``; the
        per-user values checked against them are in ``benchmarks/peers/golden``
        of this project's repository.
 
