@@ -35,7 +35,7 @@ from ._validation import (
     check_value_column,
     _as_python_id as _plain,
 )
-from .ranking import (AP_DENOMINATORS, GAINS, IDEAL_K_MAX, IDEALS,
+from .ranking import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEAL_K_MAX, IDEALS,
                       PRECISION_DENOMINATORS,
                       RECALL_DENOMINATORS, _check_log_base, gain_grades)
 
@@ -210,7 +210,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              ideal="judged", log_base=2, empty="zero", missing="zero",
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
-             unjudged="skip", truncate=None, no_hit="zero"):
+             unjudged="skip", truncate=None, no_hit="zero", candidates="all"):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -323,6 +323,14 @@ default="item_desc"
         ``r_precision_at_k`` averages only over the users with a relevant
         item in their top ``min(k, |R|)``: ``rprec@k`` with
         ``no_hit="nan"``. The counts and ``dcg`` never change.
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in each
+        user's list (before ``truncate``), as a peer does that scores only
+        the items it is given: torchmetrics 1.9.0 retrieval metrics and
+        scikit-learn's ranking functions fed the recommended items. Recall,
+        R-precision, AP and the ideal DCG then count the relevant items of
+        the list only, and a user none of whose listed items is judged has
+        nothing relevant (``empty`` decides).
 
     Returns
     -------
@@ -448,7 +456,8 @@ default="item_desc"
         options["metrics"], precision_denominator=precision_denominator,
         recall_denominator=recall_denominator, min_grade=min_grade,
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
-        no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"]))
+        no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
+        candidates=candidates))
     n_jobs = check_n_jobs(n_jobs)
     if _is_dask(recommendations) or _is_dask(truth):
         from .dask_support import evaluate_dask
@@ -479,7 +488,7 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
 
 def _check_conventions(metrics, *, precision_denominator, recall_denominator,
                        min_grade, judged_only, unjudged, truncate, no_hit,
-                       denominator, ideal, gain) -> dict:
+                       denominator, ideal, gain, candidates) -> dict:
     """The convention keywords of issue 12, checked against the metrics asked for."""
     for name, kind, k in metrics:
         if k is None and kind == "ap" and denominator == "k":
@@ -503,6 +512,7 @@ def _check_conventions(metrics, *, precision_denominator, recall_denominator,
         "unjudged": check_choice("unjudged", unjudged, UNJUDGED_POLICIES),
         "truncate": check_truncate(truncate),
         "no_hit": check_choice("no_hit", no_hit, NO_HIT_POLICIES),
+        "candidates": check_choice("candidates", candidates, CANDIDATES),
         # NDCG and DCG then run on transformed grades (see gain_grades)
         "gain_transform": min_grade is not None or gain not in ("linear", "exponential"),
     }
@@ -792,6 +802,10 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
            "values": {}}
     if dup_row >= 0 or dup_truth >= 0:
         return out
+    if options["candidates"] == "recommended":
+        # the judgements of listed items only: exactly the joined rows
+        truth_code = np.searchsorted(block_starts(lengths), hit_rows, side="right") - 1
+        grades = hit_grades
     truncate = options["truncate"]
     if options["judged_only"] or truncate is not None:
         lengths, hit_rows, hit_grades = _reshape_lists(

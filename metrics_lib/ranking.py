@@ -59,21 +59,31 @@ IDEALS = ("judged", "retrieved", "k")
 IDEAL_K_MAX = 1 << 24
 
 
-def _condensed(items: tuple, grades: dict, judged_only, truncate) -> tuple:
-    """The list as the metric sees it: unjudged items removed, then truncated.
+CANDIDATES = ("all", "recommended")
 
-    ``judged_only=True`` drops the items absent from ``relevant`` before
-    anything is counted (trec_eval ``-J``); ``truncate`` keeps the first
-    ``truncate`` items (Recommenders ``relevancy_method="by_threshold"``).
+
+def _condensed(items: tuple, grades: dict, judged_only, truncate,
+               candidates="all") -> tuple:
+    """The list and judgements as the metric sees them.
+
+    ``candidates="recommended"`` keeps only the judgements of listed items
+    (a peer that is given the scored items only); ``judged_only=True`` drops
+    the items absent from ``relevant`` (trec_eval ``-J``); ``truncate`` keeps
+    the first ``truncate`` items (Recommenders
+    ``relevancy_method="by_threshold"``). Returns ``(items, truncate,
+    grades)``.
     """
+    if check_choice("candidates", candidates, CANDIDATES) == "recommended":
+        listed = set(items)
+        grades = {item: grade for item, grade in grades.items() if item in listed}
     if check_bool("judged_only", judged_only):
         items = tuple(item for item in items if item in grades)
     truncate = check_truncate(truncate)
-    return items if truncate is None else items[:truncate], truncate
+    return items if truncate is None else items[:truncate], truncate, grades
 
 
 def _binary_inputs(recommended, relevant, k, relevance_level, empty,
-                   judged_only=False, truncate=None):
+                   judged_only=False, truncate=None, candidates="all"):
     """Validate and return (hits in the top k as a bool array, |R|, k used, list length).
 
     ``k`` used is the cut-off itself, or the list length when ``k`` is None.
@@ -85,7 +95,8 @@ def _binary_inputs(recommended, relevant, k, relevance_level, empty,
     k = check_k(k)
     level = check_relevance_level(relevance_level)
     check_empty(empty)
-    items, truncate = _condensed(items, grades, judged_only, truncate)
+    items, truncate, grades = _condensed(items, grades, judged_only, truncate,
+                                         candidates)
     relevant_ids = {item for item, grade in grades.items() if grade >= level}
     cutoff = len(items) if k is None else k
     scan = len(items) if truncate is not None else cutoff
@@ -100,7 +111,7 @@ def _no_relevant(empty: str) -> float:
 
 def precision_at_k(recommended, relevant, k=None, *, denominator="k",
                    relevance_level=1, empty="zero", judged_only=False,
-                   truncate=None):
+                   truncate=None, candidates="all"):
     """Fraction of the top ``k`` recommendations that are relevant.
 
     Parameters
@@ -144,6 +155,13 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -182,7 +200,8 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
     """
     check_choice("denominator", denominator, PRECISION_DENOMINATORS)
     hits, n_relevant, cutoff, n_items = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     if denominator == "min_k":
@@ -195,7 +214,8 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
 
 
 def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
-                relevance_level=1, empty="zero", judged_only=False, truncate=None):
+                relevance_level=1, empty="zero", judged_only=False, truncate=None,
+                candidates="all"):
     """Fraction of the relevant items that appear in the top ``k``.
 
     Parameters
@@ -225,6 +245,13 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -257,7 +284,8 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
     """
     check_choice("denominator", denominator, RECALL_DENOMINATORS)
     hits, n_relevant, cutoff, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     divisor = n_relevant if denominator == "relevant" else min(cutoff, n_relevant)
@@ -267,7 +295,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
 
 
 def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
-            judged_only=False, truncate=None):
+            judged_only=False, truncate=None, candidates="all"):
     """Harmonic mean of precision@k and recall@k.
 
     Parameters
@@ -293,6 +321,13 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -320,7 +355,8 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     0.5714
     """
     hits, n_relevant, cutoff, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     n_hits = int(hits.sum())
@@ -330,7 +366,7 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
 
 
 def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
-             judged_only=False, truncate=None):
+             judged_only=False, truncate=None, candidates="all"):
     """1.0 if at least one relevant item is in the top ``k``, else 0.0.
 
     Parameters
@@ -356,6 +392,13 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -382,14 +425,15 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     (0.0, 1.0)
     """
     hits, n_relevant, _, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     return 1.0 if hits.any() else 0.0
 
 
 def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
-                   judged_only=False, truncate=None):
+                   judged_only=False, truncate=None, candidates="all"):
     """Number of relevant items in the top ``k`` (a count, not a rate).
 
     Parameters
@@ -413,6 +457,13 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -446,12 +497,13 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
     2.0
     """
     hits, _, _, _ = _binary_inputs(recommended, relevant, k, relevance_level,
-                                   "zero", judged_only, truncate)
+                                   "zero", judged_only, truncate, candidates)
     return float(hits.sum())
 
 
 def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
-                    empty="zero", judged_only=False, truncate=None):
+                    empty="zero", judged_only=False, truncate=None,
+                    candidates="all"):
     """One over the rank of the first relevant item in the top ``k``.
 
     Parameters
@@ -477,6 +529,13 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -503,7 +562,8 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     0.5
     """
     hits, n_relevant, _, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     positions = np.flatnonzero(hits)
@@ -512,7 +572,7 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
 
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
                       relevance_level=1, empty="zero", judged_only=False,
-                      truncate=None):
+                      truncate=None, candidates="all"):
     """Average precision: precision at each relevant rank, summed, over ``|R|``.
 
     By default (trec_eval) the precisions at the ranks ``i <= k`` that hold a
@@ -556,6 +616,13 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -595,7 +662,8 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     if denominator == "k" and k is None:
         raise ValueError("denominator='k' divides by the cut-off: give a k")
     hits, n_relevant, cutoff, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     n_hits = int(hits.sum())
@@ -677,7 +745,7 @@ def gain_grades(grades: np.ndarray, judged: np.ndarray | None, gain, relevance_l
 
 def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
                    relevance_level=1, min_grade=None, judged_only=False,
-                   truncate=None):
+                   truncate=None, candidates="all"):
     """Gains-ready grades of the scored list and of all judgements.
 
     Returns ``(top, judged, k, base, gain_name)``: ``top`` the (transformed)
@@ -692,7 +760,8 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
     min_grade = check_min_grade(min_grade)
     check_empty(empty)
     base = _check_log_base(log_base)
-    items, truncate = _condensed(items, grades, judged_only, truncate)
+    items, truncate, grades = _condensed(items, grades, judged_only, truncate,
+                                         candidates)
     cutoff = len(items) if k is None or truncate is not None else k
     shown = items[:cutoff]
     top = np.array([grades.get(item, 0.0) for item in shown], dtype=float)
@@ -704,7 +773,8 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
 
 
 def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
-             relevance_level=1, min_grade=None, judged_only=False, truncate=None):
+             relevance_level=1, min_grade=None, judged_only=False, truncate=None,
+             candidates="all"):
     """Discounted cumulative gain of the top ``k`` items.
 
     Parameters
@@ -750,6 +820,13 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -780,7 +857,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     top, _, _, base, gain = _graded_inputs(
         recommended, relevant, k, gain, "zero", log_base,
         relevance_level=relevance_level, min_grade=min_grade,
-        judged_only=judged_only, truncate=truncate)
+        judged_only=judged_only, truncate=truncate, candidates=candidates)
     with np.errstate(over="ignore"):
         value = _discounted_sum(_gains(top, gain), base)
     if not math.isfinite(value):
@@ -793,7 +870,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
 
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
               log_base=2, empty="zero", relevance_level=1, min_grade=None,
-              judged_only=False, truncate=None):
+              judged_only=False, truncate=None, candidates="all"):
     """DCG of the list divided by the DCG of an ideal list (in ``[0, 1]``).
 
     Parameters
@@ -840,6 +917,13 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn's ranking functions.
 
     Returns
     -------
@@ -883,7 +967,7 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     top, judged, k, base, gain = _graded_inputs(
         recommended, relevant, k, gain, empty, log_base,
         relevance_level=relevance_level, min_grade=min_grade,
-        judged_only=judged_only, truncate=truncate)
+        judged_only=judged_only, truncate=truncate, candidates=candidates)
     if not np.any(judged > 0):
         return handle_empty(empty, "relevant has no item with a positive grade")
     if ideal == "judged":
