@@ -265,9 +265,12 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         every ``ndcg`` metric asked for).
     log_base : float, default=2
         Base of the DCG discount.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Value for a user with nothing relevant (DCG and the counts
-        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty).
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty): 0, ``nan``,
+        1 (``"one"``: torchmetrics 1.9.0 ``empty_target_action="pos"``,
+        ``retrieval/base.py``, ``RetrievalMetric.compute``), or a
+        ``ValueError``.
     missing : {"zero", "skip"}, default="zero"
         Users in ``truth`` without any recommendation are scored on an empty
         list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
@@ -986,7 +989,8 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                             else "no item at or above relevance_level")
                     raise ValueError(f"{name}: user {user!r} has {what}, and "
                                      "empty='raise' was requested")
-                result[empty_users] = 0.0 if options["empty"] == "zero" else np.nan
+                result[empty_users] = {"zero": 0.0, "one": 1.0}.get(options["empty"],
+                                                                     np.nan)
         columns[name] = result[selected]
     del parts
 

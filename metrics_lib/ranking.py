@@ -140,9 +140,10 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
         With ``k=None``, ``k`` stands for the list length.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         What to return when no item is relevant: ``0.0`` (trec_eval),
-        ``nan`` (leave the user out of a later ``nanmean``), or raise a
+        ``nan`` (leave the user out of a later ``nanmean``), ``1.0``
+        (``"one"``: torchmetrics ``empty_target_action="pos"``), or raise a
         ``ValueError``.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -232,7 +233,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
         ``k=None``, ``k`` stands for the list length).
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant (the ratio is 0/0).
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -308,7 +309,7 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         Cut-off; ``None`` uses the whole list.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -379,7 +380,7 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         Cut-off; ``None`` uses the whole list.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -516,7 +517,7 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         Cut-off; a first hit below rank ``k`` scores 0.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -603,7 +604,7 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
           ``MAP.calc_per_user_from_fitted``); it needs a ``k``.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -900,7 +901,7 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         binary, where this is exactly its value). It needs a ``k``.
     log_base : float, default=2
         Base of the discount logarithm (cancels in the ratio).
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no judged item has a positive gain (ideal DCG is 0).
     relevance_level : float, default=1
         Only used by ``gain="binary"``, see :func:`dcg_at_k`.
@@ -1014,7 +1015,7 @@ def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
         Cut-off applied to every list.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0 (``"zero"``, trec_eval), are
         left out of the mean (``"nan"``), or raise. If every user is left
         out the result is ``nan``.
@@ -1065,7 +1066,7 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
         See :func:`average_precision`.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0, are left out of the mean
         (``"nan"``), or raise.
 

@@ -116,7 +116,7 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
         divides by that number). ``None``: trec_eval's ``Rprec``.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant: ``0.0`` (trec_eval), ``nan``, or a
         ``ValueError``.
     no_hit : {"zero", "nan"}, default="zero"
@@ -222,7 +222,7 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
         retrieved.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
 
     Returns

@@ -151,6 +151,18 @@ def test_unjudged_users_in_evaluate():
     assert math.isnan(nan.loc[2, "precision@2"])
 
 
+def test_empty_one_scores_users_with_nothing_relevant_as_one():
+    # torchmetrics empty_target_action="pos"; scikit-learn zero_division=1.0
+    assert ml.precision_at_k(["a"], {"b": 0}, k=1, empty="one") == 1.0
+    assert ml.ndcg_at_k(["a"], {"b": 0}, empty="one") == 1.0
+    assert ml.precision([0, 0], [0, 0], empty="one") == 1.0
+    recs = pd.DataFrame({"user": [1, 2], "item": ["a", "a"], "score": [1.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 2], "item": ["a", "b"], "relevance": [1, 0]})
+    result = evaluate(recs, truth, ["recall@1", "ndcg@1", "num_rel_ret@1"], empty="one")
+    assert result.loc[2].tolist() == [1.0, 1.0, 0.0]   # a count is never empty
+    assert result.loc[1].tolist() == [1.0, 1.0, 1.0]
+
+
 def test_no_hit_in_evaluate():
     recs = pd.DataFrame({"user": [1, 1, 2, 2], "item": ["a", "b", "a", "c"],
                          "score": [2.0, 1.0, 2.0, 1.0]})
@@ -357,7 +369,7 @@ def random_conventions(seed):
         "truncate": pick([None, None, 1, 3, 6]),
         "no_hit": pick(["zero", "nan"]),
         "candidates": pick(["all", "recommended"]),
-        "empty": pick(["zero", "nan"]),
+        "empty": pick(["zero", "nan", "one"]),
         "missing": pick(["zero", "skip"]),
     }
 
@@ -466,6 +478,9 @@ GOLDEN_CASES = [
      [None] + KS, "ndcg@{k}",
      {"candidates": "recommended", "unjudged": "empty", "missing": "skip"}, "untied", 0,
      1e-6),
+    ("torchmetrics", "RetrievalHitRate", _tm({"empty_target_action": "pos"}), [None] + KS,
+     "hit@{k}", {"candidates": "recommended", "unjudged": "empty", "missing": "skip",
+                 "empty": "one"}, "untied", 0, 1e-6),
     ("torchmetrics", "RetrievalRPrecision", {"empty_target_action": "neg"}, [None],
      "rprec", {"candidates": "recommended", "unjudged": "empty", "missing": "skip"},
      "untied", 0, 1e-6),
