@@ -353,12 +353,17 @@ default="item_desc"
         (and ``hits@k``, whose meaning differs between libraries: see
         :func:`parse_metric`), a ``dcg`` with exponential gain beyond the
         float64 range, or a user with nothing relevant under
-        ``empty="raise"``.
+        ``empty="raise"``; a convention keyword with an unknown value,
+        ``denominator="k"`` or ``ideal="k"`` with a metric that has no
+        cut-off, a ``gain`` mapping that lacks a grade of ``truth`` or gives
+        a negative gain, ``truncate`` below 1.
     TypeError
         A table that is not a DataFrame, non-numeric scores or grades, float
         ids, a column mixing ids of different types, id columns of different
-        kinds in the two tables, or an ``n_jobs`` that is not an integer
-        (``ValueError`` if it is 0 or below -1).
+        kinds in the two tables, an ``n_jobs`` that is not an integer
+        (``ValueError`` if it is 0 or below -1), a ``gain`` that is neither a
+        name nor a mapping, a ``judged_only`` that is not a bool, a
+        ``min_grade`` or ``truncate`` that is not a number.
 
     See Also
     --------
