@@ -118,6 +118,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     ``ranx/metrics/hits.py``, ``hits()``) counts the relevant items in the
     top k, while this library's ``"hit@k"`` is 1 if there is one and 0
     otherwise; accepting the plural would give a number of the other meaning.
+    ranx's count is ``"num_rel_ret@k"`` here (trec_eval's ``num_rel_ret``
+    cut at k; per list, :func:`hit_count_at_k`).
 
     ``"map@k"`` is average precision cut at ``k`` (trec_eval ``map_cut_k``);
     its denominator is chosen by ``evaluate(..., denominator=...)``, not by

@@ -794,9 +794,11 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
         gain 1 for a grade at or above ``relevance_level``, else 0 (RecBole
         1.2.1 and Microsoft Recommenders 1.2.1 ``ndcg_at_k(score_type=
         "binary")`` on graded truth). A mapping ``{grade: gain}`` gives each
-        judged grade its gain; every judged grade must be a key (ir-measures
-        0.4.3 ``nDCG(gains={...})``, trec_eval 10.0 ``m_ndcg.c`` gain
-        levels); the ideal list is then sorted by gain.
+        judged grade its gain; every judged grade must be a key, and the
+        ideal list is sorted by gain. ir-measures 0.4.3 ``nDCG(gains={...})``
+        (``ir_measures/providers/pytrec_eval_provider.py``: ``gains.get(score,
+        score)``) keeps an unlisted grade as its own gain: write those
+        grades into the mapping as ``{grade: grade}`` to reproduce it.
     relevance_level : float, default=1
         Only used by ``gain="binary"``.
     min_grade : float or None, default=None
