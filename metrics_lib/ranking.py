@@ -162,7 +162,8 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -252,7 +253,8 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -328,7 +330,8 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -399,7 +402,8 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -464,7 +468,8 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -536,7 +541,8 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -623,7 +629,8 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -791,9 +798,13 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
         ``"linear"`` uses the grade itself (trec_eval, ranx ``ndcg``,
         scikit-learn); ``"exponential"`` uses ``2**grade - 1`` (Burges et al.,
         ranx ``ndcg_burges``); they agree on binary grades. ``"binary"``:
-        gain 1 for a grade at or above ``relevance_level``, else 0 (RecBole
-        1.2.1 and Microsoft Recommenders 1.2.1 ``ndcg_at_k(score_type=
-        "binary")`` on graded truth). A mapping ``{grade: gain}`` gives each
+        gain 1 for a grade at or above ``relevance_level``, else 0, as the
+        binary peers compute NDCG on graded truth: RecBole 1.2.1
+        (``recbole/evaluator/metrics.py``, ``NDCG.metric_info``: the 0/1
+        ``pos_index``), Microsoft Recommenders 1.2.1
+        (``recommenders/evaluation/python_evaluation.py``, ``ndcg_at_k``
+        with its default ``score_type="binary"``), RecTools 0.19.0
+        (``rectools/metrics/ranking.py``, ``NDCG``). A mapping ``{grade: gain}`` gives each
         judged grade its gain; every judged grade must be a key, and the
         ideal list is sorted by gain. ir-measures 0.4.3 ``nDCG(gains={...})``
         (``ir_measures/providers/pytrec_eval_provider.py``: ``gains.get(score,
@@ -829,7 +840,8 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -926,7 +938,8 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
         ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
         by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn's ranking functions.
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
