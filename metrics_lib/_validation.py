@@ -15,7 +15,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
 
 import numpy as np
 
-EMPTY_POLICIES = ("zero", "nan", "raise")
+EMPTY_POLICIES = ("zero", "nan", "one", "raise")
 
 
 def check_choice(name: str, value, choices: Sequence[str]) -> str:
@@ -235,6 +235,8 @@ def handle_empty(empty: str, what: str) -> float:
         return 0.0
     if empty == "nan":
         return math.nan
+    if empty == "one":  # torchmetrics empty_target_action="pos"; sklearn zero_division=1
+        return 1.0
     raise ValueError(f"{what}, and empty='raise' was requested")
 
 

@@ -37,7 +37,7 @@ from ._validation import (
     check_value_column,
     _as_python_id as _plain,
 )
-from .ranking import (AP_DENOMINATORS, GAINS, IDEAL_K_MAX, IDEALS,
+from .ranking import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEAL_K_MAX, IDEALS,
                       PRECISION_DENOMINATORS,
                       RECALL_DENOMINATORS, _check_log_base, gain_grades)
 
@@ -124,6 +124,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     ``ranx/metrics/hits.py``, ``hits()``) counts the relevant items in the
     top k, while this library's ``"hit@k"`` is 1 if there is one and 0
     otherwise; accepting the plural would give a number of the other meaning.
+    ranx's count is ``"num_rel_ret@k"`` here (trec_eval's ``num_rel_ret``
+    cut at k; per list, :func:`hit_count_at_k`).
 
     ``"map@k"`` is average precision cut at ``k`` (trec_eval ``map_cut_k``);
     its denominator is chosen by ``evaluate(..., denominator=...)``, not by
@@ -216,7 +218,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              ideal="judged", log_base=2, empty="zero", missing="zero",
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
-             unjudged="skip", truncate=None, no_hit="zero", convention=None):
+             unjudged="skip", truncate=None, no_hit="zero", candidates="all",
+             convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -271,9 +274,12 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         every ``ndcg`` metric asked for).
     log_base : float, default=2
         Base of the DCG discount.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Value for a user with nothing relevant (DCG and the counts
-        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty).
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty): 0, ``nan``,
+        1 (``"one"``: torchmetrics 1.9.0 ``empty_target_action="pos"``,
+        ``retrieval/base.py``, ``RetrievalMetric.compute``), or a
+        ``ValueError``.
     missing : {"zero", "skip"}, default="zero"
         Users in ``truth`` without any recommendation are scored on an empty
         list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
@@ -338,6 +344,14 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``r_precision_at_k`` averages only over the users with a relevant
         item in their top ``min(k, |R|)``: ``rprec@k`` with
         ``no_hit="nan"``. The counts and ``dcg`` never change.
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in each
+        user's list (before ``truncate``), as a peer does that scores only
+        the items it is given: torchmetrics 1.9.0 retrieval metrics and
+        scikit-learn's ranking functions fed the recommended items. Recall,
+        R-precision, AP and the ideal DCG then count the relevant items of
+        the list only, and a user none of whose listed items is judged has
+        nothing relevant (``empty`` decides).
     convention : str or None, default=None
         Compute every metric as another library does: ``"trec_eval"``,
         ``"pytrec_eval"``, ``"ranx"``, ``"recommenders"``, ``"recbole"``,
@@ -373,13 +387,19 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         (and ``hits@k``, whose meaning differs between libraries: see
         :func:`parse_metric`), a ``dcg`` with exponential gain beyond the
         float64 range, or a user with nothing relevant under
-        ``empty="raise"``; with ``convention``, an unknown library, a metric
-        it does not define or a keyword that contradicts its preset.
+        ``empty="raise"``; a convention keyword with an unknown value,
+        ``denominator="k"`` or ``ideal="k"`` with a metric that has no
+        cut-off, a ``gain`` mapping that lacks a grade of ``truth`` or gives
+        a negative gain, ``truncate`` below 1; with ``convention``, an
+        unknown library, a metric it does not define or a keyword that
+        contradicts its preset.
     TypeError
         A table that is not a DataFrame, non-numeric scores or grades, float
         ids, a column mixing ids of different types, id columns of different
-        kinds in the two tables, or an ``n_jobs`` that is not an integer
-        (``ValueError`` if it is 0 or below -1).
+        kinds in the two tables, an ``n_jobs`` that is not an integer
+        (``ValueError`` if it is 0 or below -1), a ``gain`` that is neither a
+        name nor a mapping, a ``judged_only`` that is not a bool, a
+        ``min_grade`` or ``truncate`` that is not a number.
 
     See Also
     --------
@@ -486,7 +506,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         options["metrics"], precision_denominator=precision_denominator,
         recall_denominator=recall_denominator, min_grade=min_grade,
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
-        no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"]))
+        no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
+        candidates=candidates))
     _refuse_expectation_combinations(options)
     n_jobs = check_n_jobs(n_jobs)
     if _is_dask(recommendations) or _is_dask(truth):
@@ -521,7 +542,7 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
 
 def _check_conventions(metrics, *, precision_denominator, recall_denominator,
                        min_grade, judged_only, unjudged, truncate, no_hit,
-                       denominator, ideal, gain) -> dict:
+                       denominator, ideal, gain, candidates) -> dict:
     """The convention keywords of issue 12, checked against the metrics asked for."""
     for name, kind, k in metrics:
         if k is None and kind == "ap" and denominator == "k":
@@ -545,6 +566,7 @@ def _check_conventions(metrics, *, precision_denominator, recall_denominator,
         "unjudged": check_choice("unjudged", unjudged, UNJUDGED_POLICIES),
         "truncate": check_truncate(truncate),
         "no_hit": check_choice("no_hit", no_hit, NO_HIT_POLICIES),
+        "candidates": check_choice("candidates", candidates, CANDIDATES),
         # NDCG and DCG then run on transformed grades (see gain_grades)
         "gain_transform": min_grade is not None or gain not in ("linear", "exponential"),
     }
@@ -865,6 +887,10 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
            "values": {}}
     if dup_row >= 0 or dup_truth >= 0:
         return out
+    if options["candidates"] == "recommended":
+        # the judgements of listed items only: exactly the joined rows
+        truth_code = np.searchsorted(block_starts(lengths), hit_rows, side="right") - 1
+        grades = hit_grades
     mode = options["ties"]
     if mode in TIE_MODES:  # tie groups of this chunk's rows (see _tie_kernels)
         first = options["tie_first"][row_offset:row_offset + rec_keys.size]
@@ -1061,7 +1087,8 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                             else "no item at or above relevance_level")
                     raise ValueError(f"{name}: user {user!r} has {what}, and "
                                      "empty='raise' was requested")
-                result[empty_users] = 0.0 if options["empty"] == "zero" else np.nan
+                result[empty_users] = {"zero": 0.0, "one": 1.0}.get(options["empty"],
+                                                                     np.nan)
         columns[name] = result[selected]
     del parts
 

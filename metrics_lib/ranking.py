@@ -59,21 +59,31 @@ IDEALS = ("judged", "retrieved", "k")
 IDEAL_K_MAX = 1 << 24
 
 
-def _condensed(items: tuple, grades: dict, judged_only, truncate) -> tuple:
-    """The list as the metric sees it: unjudged items removed, then truncated.
+CANDIDATES = ("all", "recommended")
 
-    ``judged_only=True`` drops the items absent from ``relevant`` before
-    anything is counted (trec_eval ``-J``); ``truncate`` keeps the first
-    ``truncate`` items (Recommenders ``relevancy_method="by_threshold"``).
+
+def _condensed(items: tuple, grades: dict, judged_only, truncate,
+               candidates="all") -> tuple:
+    """The list and judgements as the metric sees them.
+
+    ``candidates="recommended"`` keeps only the judgements of listed items
+    (a peer that is given the scored items only); ``judged_only=True`` drops
+    the items absent from ``relevant`` (trec_eval ``-J``); ``truncate`` keeps
+    the first ``truncate`` items (Recommenders
+    ``relevancy_method="by_threshold"``). Returns ``(items, truncate,
+    grades)``.
     """
+    if check_choice("candidates", candidates, CANDIDATES) == "recommended":
+        listed = set(items)
+        grades = {item: grade for item, grade in grades.items() if item in listed}
     if check_bool("judged_only", judged_only):
         items = tuple(item for item in items if item in grades)
     truncate = check_truncate(truncate)
-    return items if truncate is None else items[:truncate], truncate
+    return items if truncate is None else items[:truncate], truncate, grades
 
 
 def _binary_inputs(recommended, relevant, k, relevance_level, empty,
-                   judged_only=False, truncate=None):
+                   judged_only=False, truncate=None, candidates="all"):
     """Validate and return (hits in the top k as a bool array, |R|, k used, list length).
 
     ``k`` used is the cut-off itself, or the list length when ``k`` is None.
@@ -85,7 +95,8 @@ def _binary_inputs(recommended, relevant, k, relevance_level, empty,
     k = check_k(k)
     level = check_relevance_level(relevance_level)
     check_empty(empty)
-    items, truncate = _condensed(items, grades, judged_only, truncate)
+    items, truncate, grades = _condensed(items, grades, judged_only, truncate,
+                                         candidates)
     relevant_ids = {item for item, grade in grades.items() if grade >= level}
     cutoff = len(items) if k is None else k
     scan = len(items) if truncate is not None else cutoff
@@ -100,7 +111,7 @@ def _no_relevant(empty: str) -> float:
 
 def precision_at_k(recommended, relevant, k=None, *, denominator="k",
                    relevance_level=1, empty="zero", judged_only=False,
-                   truncate=None):
+                   truncate=None, candidates="all"):
     """Fraction of the top ``k`` recommendations that are relevant.
 
     Parameters
@@ -129,9 +140,10 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
         With ``k=None``, ``k`` stands for the list length.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         What to return when no item is relevant: ``0.0`` (trec_eval),
-        ``nan`` (leave the user out of a later ``nanmean``), or raise a
+        ``nan`` (leave the user out of a later ``nanmean``), ``1.0``
+        (``"one"``: torchmetrics ``empty_target_action="pos"``), or raise a
         ``ValueError``.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -144,6 +156,14 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -182,7 +202,8 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
     """
     check_choice("denominator", denominator, PRECISION_DENOMINATORS)
     hits, n_relevant, cutoff, n_items = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     if denominator == "min_k":
@@ -195,7 +216,8 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
 
 
 def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
-                relevance_level=1, empty="zero", judged_only=False, truncate=None):
+                relevance_level=1, empty="zero", judged_only=False, truncate=None,
+                candidates="all"):
     """Fraction of the relevant items that appear in the top ``k``.
 
     Parameters
@@ -212,7 +234,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
         ``k=None``, ``k`` stands for the list length).
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant (the ratio is 0/0).
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -225,6 +247,14 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -257,7 +287,8 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
     """
     check_choice("denominator", denominator, RECALL_DENOMINATORS)
     hits, n_relevant, cutoff, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     divisor = n_relevant if denominator == "relevant" else min(cutoff, n_relevant)
@@ -267,7 +298,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
 
 
 def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
-            judged_only=False, truncate=None):
+            judged_only=False, truncate=None, candidates="all"):
     """Harmonic mean of precision@k and recall@k.
 
     Parameters
@@ -280,7 +311,7 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         Cut-off; ``None`` uses the whole list.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -293,6 +324,14 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -320,7 +359,8 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     0.5714
     """
     hits, n_relevant, cutoff, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     n_hits = int(hits.sum())
@@ -330,7 +370,7 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
 
 
 def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
-             judged_only=False, truncate=None):
+             judged_only=False, truncate=None, candidates="all"):
     """1.0 if at least one relevant item is in the top ``k``, else 0.0.
 
     Parameters
@@ -343,7 +383,7 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         Cut-off; ``None`` uses the whole list.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -356,6 +396,14 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -382,14 +430,15 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     (0.0, 1.0)
     """
     hits, n_relevant, _, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     return 1.0 if hits.any() else 0.0
 
 
 def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
-                   judged_only=False, truncate=None):
+                   judged_only=False, truncate=None, candidates="all"):
     """Number of relevant items in the top ``k`` (a count, not a rate).
 
     Parameters
@@ -413,6 +462,14 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -446,12 +503,13 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
     2.0
     """
     hits, _, _, _ = _binary_inputs(recommended, relevant, k, relevance_level,
-                                   "zero", judged_only, truncate)
+                                   "zero", judged_only, truncate, candidates)
     return float(hits.sum())
 
 
 def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
-                    empty="zero", judged_only=False, truncate=None):
+                    empty="zero", judged_only=False, truncate=None,
+                    candidates="all"):
     """One over the rank of the first relevant item in the top ``k``.
 
     Parameters
@@ -464,7 +522,7 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         Cut-off; a first hit below rank ``k`` scores 0.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -477,6 +535,14 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -503,7 +569,8 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     0.5
     """
     hits, n_relevant, _, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     positions = np.flatnonzero(hits)
@@ -512,7 +579,7 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
 
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
                       relevance_level=1, empty="zero", judged_only=False,
-                      truncate=None):
+                      truncate=None, candidates="all"):
     """Average precision: precision at each relevant rank, summed, over ``|R|``.
 
     By default (trec_eval) the precisions at the ranks ``i <= k`` that hold a
@@ -543,7 +610,7 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
           ``MAP.calc_per_user_from_fitted``); it needs a ``k``.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
@@ -556,6 +623,14 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -595,7 +670,8 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     if denominator == "k" and k is None:
         raise ValueError("denominator='k' divides by the cut-off: give a k")
     hits, n_relevant, cutoff, _ = _binary_inputs(
-        recommended, relevant, k, relevance_level, empty, judged_only, truncate)
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
     if n_relevant == 0:
         return _no_relevant(empty)
     n_hits = int(hits.sum())
@@ -677,7 +753,7 @@ def gain_grades(grades: np.ndarray, judged: np.ndarray | None, gain, relevance_l
 
 def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
                    relevance_level=1, min_grade=None, judged_only=False,
-                   truncate=None):
+                   truncate=None, candidates="all"):
     """Gains-ready grades of the scored list and of all judgements.
 
     Returns ``(top, judged, k, base, gain_name)``: ``top`` the (transformed)
@@ -692,7 +768,8 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
     min_grade = check_min_grade(min_grade)
     check_empty(empty)
     base = _check_log_base(log_base)
-    items, truncate = _condensed(items, grades, judged_only, truncate)
+    items, truncate, grades = _condensed(items, grades, judged_only, truncate,
+                                         candidates)
     cutoff = len(items) if k is None or truncate is not None else k
     shown = items[:cutoff]
     top = np.array([grades.get(item, 0.0) for item in shown], dtype=float)
@@ -704,7 +781,8 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
 
 
 def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
-             relevance_level=1, min_grade=None, judged_only=False, truncate=None):
+             relevance_level=1, min_grade=None, judged_only=False, truncate=None,
+             candidates="all"):
     """Discounted cumulative gain of the top ``k`` items.
 
     Parameters
@@ -720,12 +798,18 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
         ``"linear"`` uses the grade itself (trec_eval, ranx ``ndcg``,
         scikit-learn); ``"exponential"`` uses ``2**grade - 1`` (Burges et al.,
         ranx ``ndcg_burges``); they agree on binary grades. ``"binary"``:
-        gain 1 for a grade at or above ``relevance_level``, else 0 (RecBole
-        1.2.1 and Microsoft Recommenders 1.2.1 ``ndcg_at_k(score_type=
-        "binary")`` on graded truth). A mapping ``{grade: gain}`` gives each
-        judged grade its gain; every judged grade must be a key (ir-measures
-        0.4.3 ``nDCG(gains={...})``, trec_eval 10.0 ``m_ndcg.c`` gain
-        levels); the ideal list is then sorted by gain.
+        gain 1 for a grade at or above ``relevance_level``, else 0, as the
+        binary peers compute NDCG on graded truth: RecBole 1.2.1
+        (``recbole/evaluator/metrics.py``, ``NDCG.metric_info``: the 0/1
+        ``pos_index``), Microsoft Recommenders 1.2.1
+        (``recommenders/evaluation/python_evaluation.py``, ``ndcg_at_k``
+        with its default ``score_type="binary"``), RecTools 0.19.0
+        (``rectools/metrics/ranking.py``, ``NDCG``). A mapping ``{grade: gain}`` gives each
+        judged grade its gain; every judged grade must be a key, and the
+        ideal list is sorted by gain. ir-measures 0.4.3 ``nDCG(gains={...})``
+        (``ir_measures/providers/pytrec_eval_provider.py``: ``gains.get(score,
+        score)``) keeps an unlisted grade as its own gain: write those
+        grades into the mapping as ``{grade: grade}`` to reproduce it.
     relevance_level : float, default=1
         Only used by ``gain="binary"``.
     min_grade : float or None, default=None
@@ -750,6 +834,14 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -780,7 +872,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     top, _, _, base, gain = _graded_inputs(
         recommended, relevant, k, gain, "zero", log_base,
         relevance_level=relevance_level, min_grade=min_grade,
-        judged_only=judged_only, truncate=truncate)
+        judged_only=judged_only, truncate=truncate, candidates=candidates)
     with np.errstate(over="ignore"):
         value = _discounted_sum(_gains(top, gain), base)
     if not math.isfinite(value):
@@ -793,7 +885,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
 
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
               log_base=2, empty="zero", relevance_level=1, min_grade=None,
-              judged_only=False, truncate=None):
+              judged_only=False, truncate=None, candidates="all"):
     """DCG of the list divided by the DCG of an ideal list (in ``[0, 1]``).
 
     Parameters
@@ -823,7 +915,7 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         binary, where this is exactly its value). It needs a ``k``.
     log_base : float, default=2
         Base of the discount logarithm (cancels in the ratio).
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no judged item has a positive gain (ideal DCG is 0).
     relevance_level : float, default=1
         Only used by ``gain="binary"``, see :func:`dcg_at_k`.
@@ -840,6 +932,14 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         (``recommenders/evaluation/python_evaluation.py``,
         ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
         default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
 
     Returns
     -------
@@ -883,7 +983,7 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     top, judged, k, base, gain = _graded_inputs(
         recommended, relevant, k, gain, empty, log_base,
         relevance_level=relevance_level, min_grade=min_grade,
-        judged_only=judged_only, truncate=truncate)
+        judged_only=judged_only, truncate=truncate, candidates=candidates)
     if not np.any(judged > 0):
         return handle_empty(empty, "relevant has no item with a positive grade")
     if ideal == "judged":
@@ -930,7 +1030,7 @@ def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
         Cut-off applied to every list.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0 (``"zero"``, trec_eval), are
         left out of the mean (``"nan"``), or raise. If every user is left
         out the result is ``nan``.
@@ -981,7 +1081,7 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
         See :func:`average_precision`.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0, are left out of the mean
         (``"nan"``), or raise.
 

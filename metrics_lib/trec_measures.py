@@ -89,7 +89,7 @@ def lround(x: float) -> int:
 
 
 def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
-                no_hit="zero", judged_only=False, truncate=None):
+                no_hit="zero", judged_only=False, truncate=None, candidates="all"):
     """Precision at rank R, where R is the number of relevant items (``Rprec``).
 
     ``Rprec = |relevant items in the top R| / R`` with
@@ -116,7 +116,7 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
         divides by that number). ``None``: trec_eval's ``Rprec``.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant: ``0.0`` (trec_eval), ``nan``, or a
         ``ValueError``.
     no_hit : {"zero", "nan"}, default="zero"
@@ -129,6 +129,11 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     truncate : int or None, default=None
         Cut the list to its first ``truncate`` items instead of ``k``
         (Recommenders ``relevancy_method="by_threshold"``).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"``: only the judgements of listed items count, so R
+        is the number of relevant items in the list (torchmetrics 1.9.0
+        ``RetrievalRPrecision`` given the recommended items only), see
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -176,7 +181,8 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     k = check_k(k)
     check_empty(empty)
     check_choice("no_hit", no_hit, ("zero", "nan"))
-    items, truncate = _condensed(items, grades, judged_only, truncate)
+    items, truncate, grades = _condensed(items, grades, judged_only, truncate,
+                                         candidates)
     n_rel = _n_relevant(grades, level)
     if n_rel == 0:
         return _no_relevant(empty)
@@ -216,7 +222,7 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
         retrieved.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
 
     Returns

@@ -151,6 +151,18 @@ def test_unjudged_users_in_evaluate():
     assert math.isnan(nan.loc[2, "precision@2"])
 
 
+def test_empty_one_scores_users_with_nothing_relevant_as_one():
+    # torchmetrics empty_target_action="pos"; scikit-learn zero_division=1.0
+    assert ml.precision_at_k(["a"], {"b": 0}, k=1, empty="one") == 1.0
+    assert ml.ndcg_at_k(["a"], {"b": 0}, empty="one") == 1.0
+    assert ml.precision([0, 0], [0, 0], empty="one") == 1.0
+    recs = pd.DataFrame({"user": [1, 2], "item": ["a", "a"], "score": [1.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 2], "item": ["a", "b"], "relevance": [1, 0]})
+    result = evaluate(recs, truth, ["recall@1", "ndcg@1", "num_rel_ret@1"], empty="one")
+    assert result.loc[2].tolist() == [1.0, 1.0, 0.0]   # a count is never empty
+    assert result.loc[1].tolist() == [1.0, 1.0, 1.0]
+
+
 def test_no_hit_in_evaluate():
     recs = pd.DataFrame({"user": [1, 1, 2, 2], "item": ["a", "b", "a", "c"],
                          "score": [2.0, 1.0, 2.0, 1.0]})
@@ -162,6 +174,22 @@ def test_no_hit_in_evaluate():
     assert np.isnan(result.loc[2, "rprec@1"]) and np.isnan(result.loc[2, "ndcg@2"])
     assert result.loc[2, "num_rel_ret@2"] == 0.0 and result.loc[2, "dcg@2"] == 0.0
     assert result.loc[3].tolist() == [0.0, 0.0, 0.0, 0.0]   # empty, not no-hit
+
+
+def test_candidates_keeps_the_judgements_of_listed_items():
+    # listed: x, b, a; judged and listed: a (3), b (1); c (2) is not listed
+    items = ["x", "b", "a"]
+    assert ml.recall_at_k(items, GRADES, k=2) == 1 / 3
+    assert ml.recall_at_k(items, GRADES, k=2, candidates="recommended") == 1 / 2
+    # R = 2 among listed items: top 2 = x, b -> 1/2 (all judgements: R = 3 -> 2/3)
+    assert ml.r_precision(items, GRADES, candidates="recommended") == 1 / 2
+    assert ml.r_precision(items, GRADES) == 2 / 3
+    # ideal of the listed grades 3, 1: (1/log2(3) + 3/2) / (3 + 1/log2(3))
+    expected = (1 / log2(2) + 3 / log2(3)) / (3 / log2(1) + 1 / log2(2))
+    assert ml.ndcg_at_k(items, GRADES, candidates="recommended") == pytest.approx(
+        expected, abs=1e-15)
+    # nothing judged in the list: the user has nothing relevant
+    assert math.isnan(ml.recall_at_k(["x"], GRADES, candidates="recommended", empty="nan"))
 
 
 # -- bad values -------------------------------------------------------------
@@ -182,6 +210,7 @@ def test_no_hit_in_evaluate():
     ({"truncate": 0}, ValueError, "truncate must be a positive"),
     ({"truncate": 2.5}, TypeError, "truncate must be a positive"),
     ({"no_hit": "skip"}, ValueError, "no_hit must be one of"),
+    ({"candidates": "judged"}, ValueError, "candidates must be one of"),
 ])
 def test_bad_keyword_values_are_refused(kwargs, error, match):
     recs = pd.DataFrame({"user": [1], "item": ["a"], "score": [1.0]})
@@ -203,6 +232,8 @@ def test_bad_keyword_values_are_refused(kwargs, error, match):
     (lambda: ml.hit_count_at_k(["a"], {"a"}, truncate=-1), ValueError, "truncate must be a positive"),
     (lambda: ml.r_precision(["a"], {"a"}, no_hit="skip"), ValueError, "no_hit must be one of"),
     (lambda: ml.r_precision(["a"], {"a"}, k=0), ValueError, "k must be a positive"),
+    (lambda: ml.precision_at_k(["a"], {"a"}, candidates=True), ValueError,
+     "candidates must be one of"),
 ])
 def test_bad_per_list_values_are_refused(call, error, match):
     with pytest.raises(error, match=match):
@@ -265,7 +296,8 @@ def ranked(rows):
 
 def per_list_value(kind, k, items, relevant, conv):
     level, empty = conv["relevance_level"], conv["empty"]
-    lists = {"judged_only": conv["judged_only"], "truncate": conv["truncate"]}
+    lists = {"judged_only": conv["judged_only"], "truncate": conv["truncate"],
+             "candidates": conv["candidates"]}
     graded = {"gain": conv["gain"], "relevance_level": level,
               "min_grade": conv["min_grade"], "log_base": 2, **lists}
     if kind == "precision":
@@ -336,7 +368,8 @@ def random_conventions(seed):
         "unjudged": pick(["skip", "empty"]),
         "truncate": pick([None, None, 1, 3, 6]),
         "no_hit": pick(["zero", "nan"]),
-        "empty": pick(["zero", "nan"]),
+        "candidates": pick(["all", "recommended"]),
+        "empty": pick(["zero", "nan", "one"]),
         "missing": pick(["zero", "skip"]),
     }
 
@@ -435,6 +468,25 @@ GOLDEN_CASES = [
     ("torchmetrics", "RetrievalPrecision", _tm({"empty_target_action": "neg"}),
      [None] + KS, "precision@{k}", {"unjudged": "empty", "missing": "skip"}, "untied", 0,
      1e-6),
+    ("torchmetrics", "RetrievalRecall", _tm({"empty_target_action": "neg"}), [None] + KS,
+     "recall@{k}", {"candidates": "recommended", "unjudged": "empty", "missing": "skip"},
+     "untied", 0, 1e-6),
+    ("torchmetrics", "RetrievalMAP", _tm({"empty_target_action": "skip"}), [None] + KS,
+     "map@{k}", {"candidates": "recommended", "unjudged": "empty", "missing": "skip",
+                 "denominator": "retrieved", "empty": "nan"}, "untied", 0, 1e-6),
+    ("torchmetrics", "RetrievalNormalizedDCG", _tm({"empty_target_action": "neg"}),
+     [None] + KS, "ndcg@{k}",
+     {"candidates": "recommended", "unjudged": "empty", "missing": "skip"}, "untied", 0,
+     1e-6),
+    ("torchmetrics", "RetrievalHitRate", _tm({"empty_target_action": "pos"}), [None] + KS,
+     "hit@{k}", {"candidates": "recommended", "unjudged": "empty", "missing": "skip",
+                 "empty": "one"}, "untied", 0, 1e-6),
+    ("torchmetrics", "RetrievalRPrecision", {"empty_target_action": "neg"}, [None],
+     "rprec", {"candidates": "recommended", "unjudged": "empty", "missing": "skip"},
+     "untied", 0, 1e-6),
+    ("sklearn", "ndcg_score", {"candidates": "recommended", "ignore_ties": True},
+     [None] + KS, "ndcg@{k}", {"candidates": "recommended", "unjudged": "empty"},
+     "untied", 0, 1e-9),
     ("ir_measures", "nDCG", {"gains": {"0": 0, "1": 1, "2": 3, "3": 7},
                              "measure": "nDCG(gains={2:3,3:7})", "provider": "pytrec_eval"},
      [None] + KS, "ndcg@{k}", {"gain": {0: 0, 1: 1, 2: 3, 3: 7}}, "untied", 0, 1e-9),
@@ -448,6 +500,20 @@ GOLDEN_CASES = [
      {"judged_only": True}, "untied", 0, 1e-9),
     ("trec_eval", "ndcg_cut", {"judged_docs_only_flag": True}, KS, "ndcg_cut_{k}",
      {"judged_only": True}, "untied", 0, 1e-9),
+    ("trec_eval", "recall", {"judged_docs_only_flag": True}, KS, "recall_{k}",
+     {"judged_only": True}, "untied", 0, 1e-9),
+    ("trec_eval", "map_cut", {"judged_docs_only_flag": True}, KS, "map_cut_{k}",
+     {"judged_only": True}, "untied", 0, 1e-9),
+    ("trec_eval", "success", {"judged_docs_only_flag": True}, KS, "success_{k}",
+     {"judged_only": True}, "untied", 0, 1e-9),
+    ("trec_eval", "recip_rank", {"judged_docs_only_flag": True}, [None], "mrr",
+     {"judged_only": True}, "untied", 0, 1e-9),
+    ("torchmetrics", "RetrievalMRR", _tm({"empty_target_action": "skip"}), [None] + KS,
+     "mrr@{k}", {"candidates": "recommended", "unjudged": "empty", "missing": "skip",
+                 "empty": "nan"}, "untied", 0, 1e-6),
+    ("torchmetrics", "RetrievalPrecision", _tm({"empty_target_action": "pos"}),
+     [None] + KS, "precision@{k}", {"candidates": "recommended", "unjudged": "empty",
+                                    "missing": "skip", "empty": "one"}, "untied", 0, 1e-6),
     ("trec_eval", "map", {"judged_docs_only_flag": True}, [None], "map",
      {"judged_only": True}, "untied", 0, 1e-9),
     ("trec_eval", "Rprec", {"judged_docs_only_flag": True}, [None], "rprec",
