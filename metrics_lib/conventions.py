@@ -55,7 +55,7 @@ class _Preset:
 # one of these may be dropped when this version of evaluate lacks the keyword.
 _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
             "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
-            "no_hit": "zero"}
+            "no_hit": "zero", "candidates": "all"}
 
 # Our metric kind -> the name evaluate() accepts.
 _EVALUATE_NAME = {"precision": "precision", "recall": "recall", "f1": "f1",
@@ -68,7 +68,7 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "ideal": "judged", "denominator": "relevant", "log_base": 2,
                   "judged_only": False, "precision_denominator": "k",
                   "recall_denominator": "relevant", "min_grade": None, "truncate": None,
-                  "no_hit": "zero"}
+                  "no_hit": "zero", "candidates": "all"}
 
 
 def _trec_metrics(prefix: str) -> tuple:
@@ -278,7 +278,8 @@ _add(_Preset(
     repository="https://github.com/Lightning-AI/torchmetrics",
     ties_note=("torch.topk / torch.argsort on float32 scores: " + _TIE_UNREPRODUCIBLE),
     ties_reproducible=False,
-    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip"},
+    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip",
+              "candidates": "recommended"},
     metrics=(
         _Metric("precision", ("RetrievalPrecision",), _TM + "functional/retrieval/precision.py, "
                 "retrieval_precision"),
@@ -305,10 +306,11 @@ _add(_Preset(
                 "empty_target_action": lambda v: {"empty": {"neg": "zero", "skip": "nan",
                                                             "pos": "one"}[v]}},
     free=("precision_denominator", "empty"), score_dtype="float32",
-    note=("torchmetrics scores the items it is given: pass it, and this library as truth, "
-          "the judgements of the same items (relevant items a list lacks count only when "
-          "passed with scores below the list). AP, precision, recall and RR treat an item "
-          "scored <= 0 as not relevant (torch.where(preds > 0, target, 0))")))
+    note=("torchmetrics scores the items it is given (the preset: candidates='recommended', "
+          "the judgements of listed items only); relevant items a list lacks count only "
+          "when they are passed to it, with scores below the list, and then belong in the "
+          "recommendations given to this library too. AP, precision, recall and RR treat an "
+          "item scored <= 0 as not relevant (torch.where(preds > 0, target, 0))")))
 
 _SK = "scikit-learn 1.9.1, sklearn/metrics/_ranking.py, "
 _add(_Preset(
@@ -317,7 +319,8 @@ _add(_Preset(
                "(ignore_ties=False, _tie_averaged_dcg); average_precision_score makes a "
                "tied block one threshold"),
     ties_reproducible=True,
-    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip"},
+    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip",
+              "candidates": "recommended"},
     metrics=(
         _Metric("ndcg", ("ndcg_score",), _SK + "ndcg_score, _tie_averaged_dcg",
                 keywords={"ties": "average"}, cutoff="optional"),
@@ -327,17 +330,16 @@ _add(_Preset(
                 "_binary_clf_curve", keywords={"ties": "block"}, cutoff="none"),
         _Metric("ap", ("label_ranking_average_precision_score",),
                 _SK + "label_ranking_average_precision_score",
-                # scikit-learn gives 1.0 to a user with no relevant label; that value is
-                # not offered here, so such users get nan (left out of a mean)
-                keywords={"ties": "block", "empty": "nan"}, cutoff="none",
-                ties=("one threshold per tied block (a tied block counts at its last rank); "
-                      "users with no relevant label: scikit-learn 1.0, the preset nan")),
+                # scikit-learn gives 1.0 to a user with no relevant label
+                keywords={"ties": "block", "empty": "one"}, cutoff="none",
+                ties="one threshold per tied block (a tied block counts at its last rank)"),
     ),
     parameters={"ignore_ties": lambda v: {"ties": "item_desc"} if v else {}},
     free=("ties",),
-    note=("scikit-learn scores the items it is given: pass it, and this library as truth, "
-          "the judgements of the same items (relevant items a list lacks count only when "
-          "passed with scores below the list)")))
+    note=("scikit-learn scores the items it is given (the preset: candidates='recommended', "
+          "the judgements of listed items only); relevant items a list lacks count only "
+          "when they are passed to it, with scores below the list, and then belong in the "
+          "recommendations given to this library too")))
 
 #: Peer name -> (version the preset was checked against, repository).
 PEERS = MappingProxyType({name: (p.version, p.repository) for name, p in _PRESETS.items()})

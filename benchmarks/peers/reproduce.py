@@ -12,8 +12,8 @@ prepared as each peer script prepared it (see their docstrings):
 
 - ``candidates: "recommended+judged"`` (scikit-learn, torchmetrics): the judged
   items a user's list lacks are appended with score ``min(list) - 1``;
-- scikit-learn and torchmetrics otherwise see the recommended items only, so
-  the truth table is cut to them;
+- otherwise scikit-learn and torchmetrics see the recommended items only, which
+  their presets say (``candidates="recommended"``);
 - the trec_eval golden was computed by pytrec_eval-terrier: preset
   ``"pytrec_eval"`` (float32 score comparison).
 """
@@ -105,8 +105,6 @@ def _prepared(peer: str, candidates, scores: str):
             extra = extra.rename(columns={"low": "score"})
             extra["score"] -= 1.0
             recs = pd.concat([recs, extra[["user", "item", "score"]]], ignore_index=True)
-        else:  # the peer sees the recommended items only
-            truth = truth.merge(recs[["user", "item"]], on=["user", "item"])
     return recs, truth
 
 
@@ -218,9 +216,6 @@ def _finite(x) -> bool:
 # A key is (peer, metric, options subset); it covers every k. tests/test_peer_goldens.py
 # fails when a listed group is in fact reproduced (the entry is stale) and when a group
 # fails that is not listed.
-_NO_EMPTY_ONE = ("the peer scores a user with nothing relevant 1; metrics_lib does not offer "
-                 "that value (empty= is 'zero', 'nan' or 'raise': a system would be rewarded "
-                 "for users it cannot be judged on)")
 _APPENDED_TIE = ("the judged items a list lacks are appended with one shared score, "
                  "min(list) - 1, in both corpora, so they are tied on the untied corpus too, "
                  "and the peer orders them in an implementation-defined way")
@@ -230,9 +225,6 @@ _PREDS_POSITIVE = ("torchmetrics 1.9.0 counts an item as found only if its score
                    "judged items score min(list) - 1 <= 0, so they are relevant and never "
                    "found; metrics_lib has no keyword for a score threshold")
 ALLOWED = {
-    ("torchmetrics", None, (("empty_target_action", "pos"),)): _NO_EMPTY_ONE + (
-        " (torchmetrics/retrieval/base.py, RetrievalMetric.compute: "
-        "empty_target_action='pos')"),
     ("sklearn", "ndcg_score", (("candidates", "recommended+judged"),
                                ("ignore_ties", True))): _APPENDED_TIE + (
         " (ignore_ties=True: np.argsort(y_score)[:, ::-1], sklearn/metrics/_ranking.py, "
@@ -253,12 +245,6 @@ ALLOWED = {
 # metrics_lib's values of the users that differ). The test checks every other user and
 # that each differing user is of that kind.
 PARTIAL = {
-    ("sklearn", "label_ranking_average_precision_score", ()): (
-        "scikit-learn gives 1.0 to a user with no relevant label (sklearn/metrics/_ranking.py, "
-        "label_ranking_average_precision_score: `if relevant.size == 0 or relevant.size == "
-        "n_labels: out += 1.0`); the preset gives nan (empty='nan'): no value rather than "
-        "a reward for a user who cannot be judged",
-        lambda peer, ours: (peer == 1.0) & np.isnan(ours)),
     ("recommenders", "r_precision_at_k", ()): (
         "called on one user, Recommenders returns 0.0 when the user has no hit in the top k "
         "(the `df_hit.shape[0] == 0` guard of r_precision_at_k), but NaN when the hits lie "
