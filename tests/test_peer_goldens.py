@@ -65,3 +65,16 @@ def test_a_wrong_preset_is_caught():
         g for g in reproduce.groups() if g[0] == "ranx" and g[1] == "ndcg@10")
     ok, _ = reproduce.compare(peer, "ndcg_burges@10", options, k, rows, "untied")
     assert not ok
+
+
+def test_trec_eval_preset_on_untied_scores():
+    """trec_eval 10.0 compares scores as doubles, pytrec_eval (the golden) as floats:
+    the "trec_eval" preset must agree wherever no two scores are float32-equal."""
+    bad = []
+    for peer, metric, options, k, rows in reproduce.groups():
+        if peer == "trec_eval":
+            ok, message = reproduce.compare(peer, metric, options, k, rows, "untied",
+                                            preset="trec_eval")
+            if not ok:
+                bad.append(f"{metric} {options} k={k}: {message}")
+    assert not bad, "\n".join(bad)

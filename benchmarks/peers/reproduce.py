@@ -169,12 +169,12 @@ def compute(peer: str, metric: str, options: str, k, scores: str,
 _NAMES: dict = {}
 
 
-def compare(peer, metric, options, k, rows, scores) -> tuple[bool, str]:
+def compare(peer, metric, options, k, rows, scores, preset=None) -> tuple[bool, str]:
     """(agrees, message) for the rows of one golden group on ``scores``."""
     expected = rows[rows["scores"] == scores].set_index("user")["value"]
     expected.attrs = {}
     try:
-        ours = compute(peer, metric, options, k, scores)
+        ours = compute(peer, metric, options, k, scores, preset=preset)
     except (TypeError, ValueError) as error:
         return False, f"{type(error).__name__}: {error}"
     tol = FLOAT32.get(peer, TOL)
