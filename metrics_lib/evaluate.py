@@ -299,7 +299,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         scikit-learn ``average_precision_score`` for AP), ``"best"`` /
         ``"worst"`` (higher grades first / last inside each tie group: the
         bounds over all tie orders). They are defined in the notes of
-        :mod:`metrics_lib.ranking`; a metric a mode does not define
+        ``metrics_lib.ranking``; a metric a mode does not define
         (``"block"`` with DCG/NDCG, ``"average"``/``"block"`` with bpref,
         iprec_at_recall or ``ideal="retrieved"``) raises ``ValueError``.
     n_jobs : int, default=1
