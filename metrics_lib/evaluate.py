@@ -37,7 +37,11 @@ from .ranking import AP_DENOMINATORS, GAINS, IDEALS, _check_log_base
 
 __all__ = ["evaluate", "parse_metric", "TIES", "MISSING_POLICIES"]
 
-TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input") + TIE_MODES
+# Fixed orders of equal scores (the tie-breaking rules)...
+TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input")
+# ...and every accepted value of ties=: those plus the modes that do not
+# depend on the order inside a tie group (metrics_lib/_tie_kernels.py).
+ALL_TIES = TIES + TIE_MODES
 MISSING_POLICIES = ("zero", "skip")
 
 # metric kind -> accepted spellings (lower case). trec_eval names are accepted
@@ -252,15 +256,24 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         Users in ``truth`` without any recommendation are scored on an empty
         list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
         trec_eval's default).
-    ties : {"item_desc", "item_asc", "numeric_desc", "numeric_asc", "input"}, \
-default="item_desc"
+    ties : {"item_desc", "item_asc", "numeric_desc", "numeric_asc", "input", \
+"average", "block", "best", "worst"}, default="item_desc"
         Order of items with equal score (or rank). ``"item_desc"``:
         trec_eval's rule, the item ids compared *as text* (``str(id)`` as
         UTF-8 bytes), descending, so ``9`` comes before ``10`` (see Notes);
         ``"item_asc"``: the same text order, ascending; ``"numeric_desc"`` /
         ``"numeric_asc"``: integer ids compared by value (strings still as
         text); ``"input"``: the order of the rows of ``recommendations`` (a
-        stable sort).
+        stable sort). Four modes do not depend on any order of equal
+        scores: ``"average"`` (the expectation over all orders of every tie
+        group, in closed form; scikit-learn ``ndcg_score`` for NDCG),
+        ``"block"`` (every tied item gets the group's last rank;
+        scikit-learn ``average_precision_score`` for AP), ``"best"`` /
+        ``"worst"`` (higher grades first / last inside each tie group: the
+        bounds over all tie orders). They are defined in the notes of
+        :mod:`metrics_lib.ranking`; a metric a mode does not define
+        (``"block"`` with DCG/NDCG, ``"average"``/``"block"`` with bpref,
+        iprec_at_recall or ``ideal="retrieved"``) raises ``ValueError``.
     n_jobs : int, default=1
         Number of threads for the join and the metrics: the users are split
         into ``n_jobs`` contiguous chunks of about equal numbers of rows,
@@ -417,7 +430,7 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
         "log_base": _check_log_base(log_base),
         "empty": check_empty(empty),
         "missing": check_choice("missing", missing, MISSING_POLICIES),
-        "ties": check_choice("ties", ties, TIES),
+        "ties": check_choice("ties", ties, ALL_TIES),
     }
 
 

@@ -12,6 +12,55 @@ Each function takes the same three inputs:
 
 Defaults follow trec_eval, so that numbers can be checked against the tool
 that most papers report. Every other convention in use is a keyword.
+
+Ties
+----
+Every function also takes ``scores`` (one per recommended item, higher is
+better) and ``ties``. With scores the list is sorted by them, stably, and
+items of equal score form a *tie group*, ranked as ``ties`` says:
+
+``"input"`` (default)
+    the list's own order (without scores, the list as given);
+``"average"``
+    the expectation of the metric over all orders of every tie group, all
+    equally likely, in closed form (McSherry and Najork [1]_). For DCG and
+    NDCG this is scikit-learn's ``dcg_score`` / ``ndcg_score`` with
+    ``ignore_ties=False`` (scikit-learn 1.9.1, ``sklearn/metrics/_ranking.py``,
+    ``_tie_averaged_dcg``): every item of a group gets the group's mean gain,
+    and a cut-off ``k`` through a group keeps the group's share of
+    discounts inside ``k``. Precision, recall, F1 and hit rate use the
+    expected number of hits (hit@k: the probability of at least one),
+    reciprocal rank the distribution of the first relevant item's position
+    (hypergeometric), AP the exact expectation (see
+    :class:`metrics_lib._tie_kernels.TieGroups`). NDCG with
+    ``ideal="retrieved"`` is refused: its ideal list is random too;
+``"block"``
+    every item of a tie group gets the group's *last* rank, i.e. one
+    threshold per distinct score; an item is in the top ``k`` when that rank
+    is at most ``k``. AP without cut-off and ``denominator="relevant"`` is
+    then scikit-learn's ``average_precision_score`` and
+    ``label_ranking_average_precision_score`` over the items passed. DCG and
+    NDCG are refused (no order and no reference library gives that DCG);
+``"best"`` / ``"worst"``
+    the order in which, inside every tie group, higher grades come first /
+    last: the largest and smallest value over all tie orders, which is the
+    honest report when an order was never specified.
+
+Orders that are accidents of an implementation cannot be reproduced, and no
+mode tries: ranx (0.3.21, ``ranx/data_structures/common.py``,
+``sort_dict_by_value``) orders a run by ``np.argsort`` of the negated scores
+inside a Numba function, whose quicksort (numba 0.68.1,
+``numba/misc/quicksort.py``, ``SMALL_QUICKSORT = 15``) is an insertion sort,
+stable, for up to 15 items and unstable beyond (16 equal scores already come
+back reordered); ``torch.topk`` documents no order for equal values; and
+``np.argsort(scores)[::-1]`` puts equal scores in *reverse* input order.
+Report ``"best"`` and ``"worst"`` (and ``"average"``) instead.
+
+References
+----------
+.. [1] McSherry and Najork, "Computing information retrieval performance
+   measures efficiently in the presence of tied scores", ECIR 2008,
+   LNCS 4956, pp. 414-421.
 """
 
 from __future__ import annotations
@@ -20,6 +69,8 @@ import math
 
 import numpy as np
 
+from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
+                           refuse_unsupported, tie_starts)
 from ._validation import (
     check_choice,
     check_empty,
@@ -29,6 +80,7 @@ from ._validation import (
     check_recommended,
     check_relevance_level,
     check_relevant,
+    check_scores,
     handle_empty,
 )
 
@@ -48,6 +100,73 @@ __all__ = [
 AP_DENOMINATORS = ("relevant", "min_k", "retrieved")
 GAINS = ("linear", "exponential")
 IDEALS = ("judged", "retrieved")
+# ties= of the per-list functions; evaluate has its own list (evaluate.TIES).
+PER_LIST_TIES = ("input",) + TIE_MODES
+# The keywords the closed forms of ties="average"/"block" know about; any
+# other keyword is refused there rather than silently ignored.
+_TIE_OPTIONS = ("relevance_level", "empty", "denominator", "gain", "log_base",
+                "ideal")
+
+
+def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
+    """Value of ``metric`` under ``scores`` and ``ties``, or None for the plain path.
+
+    None means: no scores and ``ties="input"``, the list's order as given.
+    ``"input"``, ``"best"`` and ``"worst"`` re-order the list and call
+    ``metric`` on it; ``"average"`` and ``"block"`` call ``metric`` once (for
+    its checks and its ``empty`` policy, which do not depend on the order)
+    and then the closed forms of :mod:`metrics_lib._tie_kernels`.
+    """
+    check_choice("ties", ties, PER_LIST_TIES)
+    if scores is None:
+        if ties != "input":
+            raise ValueError(f"ties={ties!r} needs scores: pass scores=[...], one "
+                             "per recommended item, so that equal scores can be "
+                             "recognised as ties")
+        return None
+    items = check_recommended(recommended)
+    values = check_scores(scores, len(items))
+    refuse_unsupported(ties, kind, ideal=options.get("ideal", "judged"),
+                       name=metric.__name__)
+    # ~x reverses the order of int64 without overflow; floats are negated
+    primary = ~values if values.dtype.kind == "i" else -values
+    if ties in ("best", "worst"):
+        grades = check_relevant(relevant, recommended=items)
+        grade = np.array([grades.get(item, 0.0) for item in items], dtype=float)
+        order = np.lexsort((-grade if ties == "best" else grade, primary))
+    else:
+        order = np.argsort(primary, kind="stable")
+    ranked = [items[i] for i in order]
+    plain = metric(ranked, relevant, k, **options)
+    if ties not in EXPECTATION_MODES:
+        return plain
+    unknown = sorted(set(options) - set(_TIE_OPTIONS))
+    if unknown:
+        raise ValueError(f"{metric.__name__}: keyword(s) {unknown} are not "
+                         f"supported with ties={ties!r}")
+    grades = check_relevant(relevant, recommended=items)
+    level = options.get("relevance_level", 1)
+    if kind == "ndcg":
+        if not any(grade > 0 for grade in grades.values()):
+            return plain  # the empty policy, already applied
+    elif kind != "dcg" and not any(grade >= level for grade in grades.values()):
+        return plain
+    position = {item: i for i, item in enumerate(ranked)}
+    judged = sorted((position[item], grade) for item, grade in grades.items()
+                    if item in position)
+    hit_rows = np.array([row for row, _ in judged], dtype=np.int64)
+    hit_grades = np.array([grade for _, grade in judged], dtype=float)
+    lengths = np.array([len(ranked)], dtype=np.int64)
+    truth_grade = np.array(list(grades.values()), dtype=float)
+    groups = TieGroups(lengths, tie_starts(values[order], lengths), hit_rows,
+                       hit_grades, np.zeros(truth_grade.size, dtype=np.int64),
+                       truth_grade, 1)
+    kernel_options = {"relevance_level": level,
+                      "denominator": options.get("denominator", "relevant"),
+                      "gain": options.get("gain", "linear"),
+                      "log_base": _check_log_base(options.get("log_base", 2))}
+    value, _ = groups.measure(ties, kind, check_k(k), kernel_options)
+    return float(value[0])
 
 
 def _binary_inputs(recommended, relevant, k, relevance_level, empty):
@@ -72,7 +191,8 @@ def _no_relevant(empty: str) -> float:
 
 
 def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
-                   empty="zero"):
+                   empty="zero",
+                   scores=None, ties="input"):
     """Fraction of the top ``k`` recommendations that are relevant.
 
     Parameters
@@ -90,6 +210,14 @@ def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
         What to return when no item is relevant: ``0.0`` (trec_eval),
         ``nan`` (leave the user out of a later ``nanmean``), or raise a
         ``ValueError``.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
 
     Returns
     -------
@@ -122,6 +250,10 @@ def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
     >>> precision_at_k(["a"], {"a"}, k=2)  # short list: divides by k
     0.5
     """
+    tied = _tied(precision_at_k, "precision", recommended, relevant, k, scores, ties,
+                  relevance_level=relevance_level, empty=empty)
+    if tied is not None:
+        return tied
     hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
                                               relevance_level, empty)
     if n_relevant == 0:
@@ -131,7 +263,8 @@ def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
     return float(hits.sum() / cutoff)
 
 
-def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
+                scores=None, ties="input"):
     """Fraction of the relevant items that appear in the top ``k``.
 
     Parameters
@@ -146,6 +279,14 @@ def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant (the ratio is 0/0).
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
 
     Returns
     -------
@@ -174,6 +315,10 @@ def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     >>> recall_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3)
     0.5
     """
+    tied = _tied(recall_at_k, "recall", recommended, relevant, k, scores, ties,
+                  relevance_level=relevance_level, empty=empty)
+    if tied is not None:
+        return tied
     hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
                                          relevance_level, empty)
     if n_relevant == 0:
@@ -181,7 +326,8 @@ def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     return float(hits.sum() / n_relevant)
 
 
-def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
+            scores=None, ties="input"):
     """Harmonic mean of precision@k and recall@k.
 
     Parameters
@@ -196,6 +342,14 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
 
     Returns
     -------
@@ -222,6 +376,10 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
     >>> round(f1_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3), 4)
     0.5714
     """
+    tied = _tied(f1_at_k, "f1", recommended, relevant, k, scores, ties,
+                  relevance_level=relevance_level, empty=empty)
+    if tied is not None:
+        return tied
     hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
                                               relevance_level, empty)
     if n_relevant == 0:
@@ -232,7 +390,8 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
     return float(2 * n_hits / (cutoff + n_relevant))
 
 
-def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
+def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
+             scores=None, ties="input"):
     """1.0 if at least one relevant item is in the top ``k``, else 0.0.
 
     Parameters
@@ -247,6 +406,14 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. With ``"average"`` the value is the probability of a hit.
 
     Returns
     -------
@@ -272,6 +439,10 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
     >>> hit_at_k(["x", "y", "a"], {"a"}, k=2), hit_at_k(["x", "y", "a"], {"a"}, k=3)
     (0.0, 1.0)
     """
+    tied = _tied(hit_at_k, "hit", recommended, relevant, k, scores, ties,
+                  relevance_level=relevance_level, empty=empty)
+    if tied is not None:
+        return tied
     hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
                                          relevance_level, empty)
     if n_relevant == 0:
@@ -280,7 +451,8 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero"):
 
 
 def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
-                    empty="zero"):
+                    empty="zero",
+                    scores=None, ties="input"):
     """One over the rank of the first relevant item in the top ``k``.
 
     Parameters
@@ -295,6 +467,14 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
 
     Returns
     -------
@@ -320,6 +500,10 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     >>> reciprocal_rank(["A", "B", "C", "L", "Y"], {"C", "K", "B", "Z"}, k=5)
     0.5
     """
+    tied = _tied(reciprocal_rank, "rr", recommended, relevant, k, scores, ties,
+                  relevance_level=relevance_level, empty=empty)
+    if tied is not None:
+        return tied
     hits, n_relevant, _ = _binary_inputs(recommended, relevant, k,
                                          relevance_level, empty)
     if n_relevant == 0:
@@ -329,7 +513,8 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
 
 
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
-                      relevance_level=1, empty="zero"):
+                      relevance_level=1, empty="zero",
+                      scores=None, ties="input"):
     """Average precision: precision at each relevant rank, summed, over ``|R|``.
 
     By default (trec_eval) the precisions at the ranks ``i <= k`` that hold a
@@ -359,6 +544,15 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         Minimum grade for an item to count as relevant.
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. ``"block"`` with ``denominator="relevant"`` and ``k=None`` is
+        scikit-learn's ``average_precision_score``.
 
     Returns
     -------
@@ -394,6 +588,11 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     >>> round(average_precision(ranking, rel, k=3, denominator="retrieved"), 4)
     0.8333
     """
+    tied = _tied(average_precision, "ap", recommended, relevant, k, scores, ties,
+                  denominator=denominator,
+                  relevance_level=relevance_level, empty=empty)
+    if tied is not None:
+        return tied
     check_choice("denominator", denominator, AP_DENOMINATORS)
     hits, n_relevant, cutoff = _binary_inputs(recommended, relevant, k,
                                               relevance_level, empty)
@@ -448,7 +647,8 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base):
     return top, grades, k, base
 
 
-def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
+def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
+             scores=None, ties="input"):
     """Discounted cumulative gain of the top ``k`` items.
 
     Parameters
@@ -467,6 +667,15 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
     log_base : float, default=2
         Base of the logarithm in the discount ``log(rank + 1)``. Microsoft
         Recommenders uses ``e``. DCG depends on it; NDCG does not.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. ``"average"`` is scikit-learn's ``dcg_score`` (default
+        ``ignore_ties=False``); ``"block"`` is refused.
 
     Returns
     -------
@@ -494,6 +703,10 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
     >>> round(dcg_at_k(["E", "A", "C", "D", "B"], grades, k=5), 4)
     6.5972
     """
+    tied = _tied(dcg_at_k, "dcg", recommended, relevant, k, scores, ties,
+                  gain=gain, log_base=log_base)
+    if tied is not None:
+        return tied
     top, _, _, base = _graded_inputs(recommended, relevant, k, gain, "zero", log_base)
     with np.errstate(over="ignore"):
         value = _discounted_sum(_gains(top, gain), base)
@@ -506,7 +719,8 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2):
 
 
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
-              log_base=2, empty="zero"):
+              log_base=2, empty="zero",
+              scores=None, ties="input"):
     """DCG of the list divided by the DCG of an ideal list (in ``[0, 1]``).
 
     Parameters
@@ -532,6 +746,16 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         Base of the discount logarithm (cancels in the ratio).
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no judged item has a positive grade (ideal DCG is 0).
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. ``"average"`` is scikit-learn's ``ndcg_score`` (default
+        ``ignore_ties=False``) when every judged item is passed;
+        ``"block"`` is refused.
 
     Returns
     -------
@@ -566,6 +790,10 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     >>> round(ndcg_at_k(ranking, grades, k=3, ideal="retrieved"), 4)
     0.6373
     """
+    tied = _tied(ndcg_at_k, "ndcg", recommended, relevant, k, scores, ties,
+                  gain=gain, ideal=ideal, log_base=log_base, empty=empty)
+    if tied is not None:
+        return tied
     check_choice("ideal", ideal, IDEALS)
     top, grades, k, base = _graded_inputs(recommended, relevant, k, gain, empty,
                                           log_base)
