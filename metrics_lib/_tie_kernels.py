@@ -14,7 +14,8 @@ order; the modes here do not depend on how a tie group happens to be ordered:
     ``label_ranking_average_precision_score`` rank).
 ``"best"`` / ``"worst"``
     the order inside every tie group that puts the higher grades first /
-    last: the bounds of the metric over all tie orders. These are ordinary
+    last: the bounds of the metric over all tie orders (except AP with
+    ``denominator="retrieved"``, see :mod:`metrics_lib.ranking`). These are ordinary
     orders, so they are computed by moving the judged rows
     (:func:`reorder_hits`) and running the ordinary kernels.
 

@@ -44,7 +44,10 @@ items of equal score form a *tie group*, ranked as ``ties`` says:
 ``"best"`` / ``"worst"``
     the order in which, inside every tie group, higher grades come first /
     last: the largest and smallest value over all tie orders, which is the
-    honest report when an order was never specified.
+    honest report when an order was never specified. (One exception: AP
+    with ``denominator="retrieved"`` averages over the hits only, so fewer
+    relevant items in the top ``k`` can score higher; there ``"best"`` and
+    ``"worst"`` are the two orders, not the bounds.)
 
 Orders that are accidents of an implementation cannot be reproduced, and no
 mode tries: ranx (0.3.21, ``ranx/data_structures/common.py``,
