@@ -468,3 +468,19 @@ def test_every_metric_and_denominator_on_seeded_cut_groups(seed):
                     got = function(items, relevant, k, scores=scores, ties=mode, **kwargs)
                     assert got == pytest.approx(expected, rel=1e-12, abs=1e-12), \
                         (kind, kwargs, mode, items, scores, relevant, k)
+
+
+@pytest.mark.parametrize("mode", ["average", "block", "best", "worst"])
+def test_threads_give_the_same_values(mode, monkeypatch):
+    # Chunks of users per thread see their own slice of the tie groups; make
+    # the chunks small enough to exist on a small table.
+    import sys
+
+    evaluate_module = sys.modules["metrics_lib.evaluate"]  # the module, not the function
+    monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 8)
+    recs, truth = tied_tables(33, "int64")
+    metrics = ["precision@3", "mrr", "map@4", "hit@2", "rprec"] + (
+        [] if mode == "block" else ["ndcg@3", "dcg"])
+    one = evaluate(recs, truth, metrics, ties=mode)
+    three = evaluate(recs, truth, metrics, ties=mode, n_jobs=3)
+    pd.testing.assert_frame_equal(one, three, check_exact=True)
