@@ -502,6 +502,18 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     >>> from metrics_lib import reciprocal_rank
     >>> reciprocal_rank(["A", "B", "C", "L", "Y"], {"C", "K", "B", "Z"}, k=5)
     0.5
+
+    Three items tie and only the last one listed is relevant: the list's
+    order gives 1/3, the expectation over the six orders 11/18, and the
+    bounds are 1 and 1/3:
+
+    >>> tied = dict(scores=[0.7, 0.7, 0.7])
+    >>> reciprocal_rank(["a", "b", "c"], {"c"}, **tied)
+    0.3333333333333333
+    >>> round(reciprocal_rank(["a", "b", "c"], {"c"}, ties="average", **tied), 4)
+    0.6111
+    >>> [reciprocal_rank(["a", "b", "c"], {"c"}, ties=t, **tied) for t in ("best", "worst")]
+    [1.0, 0.3333333333333333]
     """
     tied = _tied(reciprocal_rank, "rr", recommended, relevant, k, scores, ties,
                   relevance_level=relevance_level, empty=empty)
@@ -589,6 +601,13 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     >>> round(average_precision(ranking, rel, k=3, denominator="min_k"), 4)
     0.5556
     >>> round(average_precision(ranking, rel, k=3, denominator="retrieved"), 4)
+    0.8333
+
+    One threshold per distinct score is scikit-learn's
+    ``average_precision_score`` (here: 0.7 and 0.7 tie at rank 2):
+
+    >>> round(average_precision(["a", "b", "c"], {"a", "c"}, scores=[0.9, 0.7, 0.7],
+    ...                         ties="block"), 4)
     0.8333
     """
     tied = _tied(average_precision, "ap", recommended, relevant, k, scores, ties,
@@ -792,6 +811,12 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     0.4326
     >>> round(ndcg_at_k(ranking, grades, k=3, ideal="retrieved"), 4)
     0.6373
+
+    With tied scores, ``ties="average"`` is scikit-learn's ``ndcg_score``:
+
+    >>> round(ndcg_at_k(["d1", "d2", "d3"], {"d3": 1}, scores=[1, 1, 1],
+    ...                 ties="average"), 4)
+    0.7103
     """
     tied = _tied(ndcg_at_k, "ndcg", recommended, relevant, k, scores, ties,
                   gain=gain, ideal=ideal, log_base=log_base, empty=empty)
