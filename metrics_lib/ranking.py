@@ -55,9 +55,14 @@ mode tries: ranx (0.3.21, ``ranx/data_structures/common.py``,
 inside a Numba function, whose quicksort (numba 0.68.1,
 ``numba/misc/quicksort.py``, ``SMALL_QUICKSORT = 15``) is an insertion sort,
 stable, for up to 15 items and unstable beyond (16 equal scores already come
-back reordered); ``torch.topk`` documents no order for equal values; and
-``np.argsort(scores)[::-1]`` puts equal scores in *reverse* input order.
-Report ``"best"`` and ``"worst"`` (and ``"average"``) instead.
+back reordered); ``torch.topk``'s documentation (its page at
+https://docs.pytorch.org/docs/stable/generated/torch.topk.html, the Note)
+says the indices of tied elements "are not guaranteed to be stable and may
+vary across different invocations"; and ``np.argsort(scores)[::-1]`` uses
+numpy's default ``kind="quicksort"``, which is not stable (numpy 2.4.6
+on the machine this was checked on reorders equal scores already in
+lists of 10 items), then reverses that
+order. Report ``"best"`` and ``"worst"`` (and ``"average"``) instead.
 
 References
 ----------
