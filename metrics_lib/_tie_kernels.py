@@ -37,7 +37,7 @@ from scipy.special import gammaln
 from ._kernels import block_starts
 
 __all__ = ["TIE_MODES", "EXPECTATION_MODES", "tie_starts", "reorder_hits",
-           "TieGroups", "refuse_unsupported"]
+           "TieGroups", "refuse_unsupported", "refuse_unknown_options"]
 
 TIE_MODES = ("average", "block", "best", "worst")
 # The modes computed here rather than by re-ordering rows.
@@ -87,6 +87,23 @@ def refuse_unsupported(mode: str, kind: str, *, ideal: str = "judged",
             "k, which are themselves random when k cuts a tie group, so the "
             "expectation is not a ratio of two expectations; use ideal='judged' "
             "or ties='best' / ties='worst'")
+
+
+# The options of evaluate that the closed forms read (or that do not change
+# a value). An option added to evaluate later is refused with these modes
+# until the kernels here take it into account: never silently ignored.
+EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal",
+                    "log_base", "empty", "missing", "ties")
+
+
+def refuse_unknown_options(mode: str, options: dict) -> None:
+    """Raise a ``ValueError`` for an evaluate option the closed forms ignore."""
+    if mode not in EXPECTATION_MODES:
+        return
+    unknown = sorted(set(options) - set(EVALUATE_OPTIONS))
+    if unknown:
+        raise ValueError(f"ties={mode!r} does not support the option(s) {unknown} "
+                         "yet; use ties='best' / ties='worst' or a fixed order")
 
 
 def tie_starts(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -19,7 +19,8 @@ import pandas as pd
 from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
                        segment_argsort)
 from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
-                           refuse_unsupported, reorder_hits, tie_starts)
+                           refuse_unknown_options, refuse_unsupported,
+                           reorder_hits, tie_starts)
 from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
 from ._validation import (
     check_choice,
@@ -403,6 +404,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     """
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
+    refuse_unknown_options(options["ties"], options)
     n_jobs = check_n_jobs(n_jobs)
     if _is_dask(recommendations) or _is_dask(truth):
         from .dask_support import evaluate_dask

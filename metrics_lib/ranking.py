@@ -110,10 +110,19 @@ GAINS = ("linear", "exponential")
 IDEALS = ("judged", "retrieved")
 # ties= of the per-list functions; evaluate has its own list (evaluate.TIES).
 PER_LIST_TIES = ("input",) + TIE_MODES
-# The keywords the closed forms of ties="average"/"block" know about; any
-# other keyword is refused there rather than silently ignored.
-_TIE_OPTIONS = ("relevance_level", "empty", "denominator", "gain", "log_base",
-                "ideal")
+# The keywords the closed forms of ties="average"/"block" know about, per
+# metric; any other keyword (one added later, say) is refused there rather
+# than silently ignored.
+_TIE_OPTIONS = {
+    "precision": ("relevance_level", "empty"),
+    "recall": ("relevance_level", "empty"),
+    "f1": ("relevance_level", "empty"),
+    "hit": ("relevance_level", "empty"),
+    "rr": ("relevance_level", "empty"),
+    "ap": ("relevance_level", "empty", "denominator"),
+    "dcg": ("gain", "log_base"),
+    "ndcg": ("gain", "log_base", "ideal", "empty"),
+}
 
 
 def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
@@ -148,7 +157,7 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
     plain = metric(ranked, relevant, k, **options)
     if ties not in EXPECTATION_MODES:
         return plain
-    unknown = sorted(set(options) - set(_TIE_OPTIONS))
+    unknown = sorted(set(options) - set(_TIE_OPTIONS[kind]))
     if unknown:
         raise ValueError(f"{metric.__name__}: keyword(s) {unknown} are not "
                          f"supported with ties={ties!r}")

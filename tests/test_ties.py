@@ -484,3 +484,24 @@ def test_threads_give_the_same_values(mode, monkeypatch):
     one = evaluate(recs, truth, metrics, ties=mode)
     three = evaluate(recs, truth, metrics, ties=mode, n_jobs=3)
     pd.testing.assert_frame_equal(one, three, check_exact=True)
+
+
+def test_keywords_the_closed_forms_do_not_know_are_refused():
+    # A keyword added to a per-list function or to evaluate later (say a
+    # precision denominator) must not be ignored silently by "average"/"block".
+    from metrics_lib._tie_kernels import refuse_unknown_options
+    from metrics_lib.ranking import _tied
+
+    def precision_with_more_keywords(recommended, relevant, k=None, **kwargs):
+        return precision_at_k(recommended, relevant, k)
+
+    for mode in ("average", "block"):
+        with pytest.raises(ValueError, match="not supported"):
+            _tied(precision_with_more_keywords, "precision", ["a", "b"], {"a"}, 1,
+                  [1.0, 1.0], mode, denominator="min_k")
+        with pytest.raises(ValueError, match="does not support"):
+            refuse_unknown_options(mode, {"metrics": [], "precision_denominator": "k"})
+    # best/worst re-order the list and call the function itself: nothing is lost
+    assert _tied(precision_with_more_keywords, "precision", ["a", "b"], {"b"}, 1,
+                 [1.0, 1.0], "best", denominator="min_k") == 1.0
+    refuse_unknown_options("best", {"precision_denominator": "k"})
