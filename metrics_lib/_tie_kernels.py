@@ -340,7 +340,8 @@ class TieGroups:
         free = (r > 0) & (m > 0) & ~certain_hit
         log_q[free] = (_log_choose(n[free] - r[free], m[free])
                        - _log_choose(n[free], m[free]))
-        any_certain = self._users((certain_hit & (r > 0) & (m > 0)).astype(np.float64)) > 0
+        certain = certain_hit & (r > 0) & (m > 0)
+        any_certain = self._users(certain.astype(np.float64)) > 0
         miss = np.exp(self._users(log_q))
         return np.where(any_certain, 1.0, 1.0 - miss)
 
@@ -503,8 +504,8 @@ class TieGroups:
             keep = pos <= k
             codes, pos, grades = codes[keep], pos[keep], grades[keep]
         gains = self._gain(grades, gain, None if shift is None else shift[codes])
-        return np.bincount(codes, weights=gains / (np.log(pos + 1.0) / math.log(log_base)),
-                           minlength=self.n_users)
+        discount = np.log(pos + 1.0) / math.log(log_base)
+        return np.bincount(codes, weights=gains / discount, minlength=self.n_users)
 
     def ndcg(self, k, gain, log_base, scale_from=512):
         """``(values, empty_users)`` of the tie-averaged NDCG (judged ideal).

@@ -122,6 +122,7 @@ _TIE_OPTIONS = {
     "ap": ("relevance_level", "empty", "denominator"),
     "dcg": ("gain", "log_base"),
     "ndcg": ("gain", "log_base", "ideal", "empty"),
+    "rprec": ("relevance_level", "empty"),
 }
 
 
@@ -134,6 +135,14 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
     its checks and its ``empty`` policy, which do not depend on the order)
     and then the closed forms of :mod:`metrics_lib._tie_kernels`.
     """
+    return _tied_call(lambda ranked: metric(ranked, relevant, k, **options),
+                      metric.__name__, kind, recommended, relevant, k, scores, ties,
+                      options)
+
+
+def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options, *,
+               allow_negative=False):
+    """:func:`_tied` for any signature: ``call(ranked_list)`` scores one order."""
     check_choice("ties", ties, PER_LIST_TIES)
     if scores is None:
         if ties != "input":
@@ -143,25 +152,26 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
         return None
     items = check_recommended(recommended)
     values = check_scores(scores, len(items))
-    refuse_unsupported(ties, kind, ideal=options.get("ideal", "judged"),
-                       name=metric.__name__)
+    refuse_unsupported(ties, kind, ideal=options.get("ideal", "judged"), name=name)
     # ~x reverses the order of int64 without overflow; floats are negated
     primary = ~values if values.dtype.kind == "i" else -values
     if ties in ("best", "worst"):
-        grades = check_relevant(relevant, recommended=items)
+        grades = check_relevant(relevant, allow_negative=allow_negative,
+                                recommended=items)
         grade = np.array([grades.get(item, 0.0) for item in items], dtype=float)
         order = np.lexsort((-grade if ties == "best" else grade, primary))
     else:
         order = np.argsort(primary, kind="stable")
     ranked = [items[i] for i in order]
-    plain = metric(ranked, relevant, k, **options)
+    plain = call(ranked)
     if ties not in EXPECTATION_MODES:
         return plain
     unknown = sorted(set(options) - set(_TIE_OPTIONS[kind]))
     if unknown:
-        raise ValueError(f"{metric.__name__}: keyword(s) {unknown} are not "
+        raise ValueError(f"{name}: keyword(s) {unknown} are not "
                          f"supported with ties={ties!r}")
-    grades = check_relevant(relevant, recommended=items)
+    grades = check_relevant(relevant, allow_negative=allow_negative,
+                            recommended=items)
     level = options.get("relevance_level", 1)
     if kind == "ndcg":
         if not any(grade > 0 for grade in grades.values()):
@@ -526,7 +536,8 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     0.3333333333333333
     >>> round(reciprocal_rank(["a", "b", "c"], {"c"}, ties="average", **tied), 4)
     0.6111
-    >>> [reciprocal_rank(["a", "b", "c"], {"c"}, ties=t, **tied) for t in ("best", "worst")]
+    >>> [reciprocal_rank(["a", "b", "c"], {"c"}, ties=t, **tied)
+    ...  for t in ("best", "worst")]
     [1.0, 0.3333333333333333]
     """
     tied = _tied(reciprocal_rank, "rr", recommended, relevant, k, scores, ties,

@@ -58,6 +58,14 @@ IPREC_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 GM_FLOOR = 0.00001
 
 
+def _tied_call(*args, **kwargs):
+    # imported late: ranking imports nothing from here, but keep the module
+    # importable on its own
+    from .ranking import _tied_call as tied_call
+
+    return tied_call(*args, **kwargs)
+
+
 def _judged(recommended, relevant, relevance_level):
     """Validated list, grades (negative allowed) and relevance level."""
     items = check_recommended(recommended)
@@ -85,7 +93,8 @@ def lround(x: float) -> int:
     return int(whole) + (1 if x - whole >= 0.5 else 0)  # x - floor(x) is exact
 
 
-def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
+def r_precision(recommended, relevant, *, relevance_level=1, empty="zero",
+                scores=None, ties="input"):
     """Precision at rank R, where R is the number of relevant items (``Rprec``).
 
     ``Rprec = |relevant items in the top R| / R`` with
@@ -108,6 +117,13 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant: ``0.0`` (trec_eval), ``nan``, or a
         ``ValueError``.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` is the expected
+        number of relevant items in the top R over all tie orders, over R.
 
     Returns
     -------
@@ -140,6 +156,15 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
     >>> r_precision(["a"], {"a": 2, "b": 1, "z": 0})  # R = 2, list of 1
     0.5
     """
+    def score(ranked):
+        return r_precision(ranked, relevant, relevance_level=relevance_level,
+                           empty=empty)
+
+    tied = _tied_call(score, "r_precision", "rprec", recommended, relevant, None,
+                      scores, ties, {"relevance_level": relevance_level, "empty": empty},
+                      allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     check_empty(empty)
     n_rel = _n_relevant(grades, level)
@@ -149,7 +174,8 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
     return hits / n_rel
 
 
-def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
+def bpref(recommended, relevant, *, relevance_level=1, empty="zero",
+          scores=None, ties="input"):
     """Binary preference: how often judged relevant items precede judged non-relevant ones.
 
     With R relevant items (grade ``>= relevance_level``) and N judged
@@ -180,6 +206,13 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no item is relevant.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` and ``"block"``
+        are refused (no closed form here).
 
     Returns
     -------
@@ -223,6 +256,14 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
     >>> bpref(["e", "a", "x", "b", "c"], grades)
     0.75
     """
+    def score(ranked):
+        return bpref(ranked, relevant, relevance_level=relevance_level, empty=empty)
+
+    tied = _tied_call(score, "bpref", "bpref", recommended, relevant, None,
+                      scores, ties, {"relevance_level": relevance_level, "empty": empty},
+                      allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     check_empty(empty)
     n_rel = _n_relevant(grades, level)
@@ -258,7 +299,8 @@ def _check_recall_levels(recall_levels) -> np.ndarray:
 
 
 def interpolated_precision(recommended, relevant, recall_levels=None, *,
-                           relevance_level=1):
+                           relevance_level=1,
+                           scores=None, ties="input"):
     """Interpolated precision at recall levels (``iprec_at_recall``).
 
     For a recall level ``p`` the target is the ``c``-th relevant item with
@@ -286,6 +328,13 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
         own, in the order given.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` and ``"block"``
+        are refused (no closed form here).
 
     Returns
     -------
@@ -325,6 +374,15 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
     >>> interpolated_precision(ranking, {"a", "b", "c", "d"}, [0.0, 0.5, 0.75, 1.0]).round(4)
     array([1.    , 0.6667, 0.5   , 0.    ])
     """
+    def score(ranked):
+        return interpolated_precision(ranked, relevant, recall_levels,
+                                      relevance_level=relevance_level)
+
+    tied = _tied_call(score, "interpolated_precision", "iprec_at_recall", recommended,
+                      relevant, None, scores, ties, {"relevance_level": relevance_level},
+                      allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     levels = _check_recall_levels(recall_levels)
     n_rel = _n_relevant(grades, level)

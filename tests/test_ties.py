@@ -505,3 +505,57 @@ def test_keywords_the_closed_forms_do_not_know_are_refused():
     assert _tied(precision_with_more_keywords, "precision", ["a", "b"], {"b"}, 1,
                  [1.0, 1.0], "best", denominator="min_k") == 1.0
     refuse_unknown_options("best", {"precision_denominator": "k"})
+
+
+# -- trec_measures ---------------------------------------------------------
+@settings(max_examples=100, deadline=None)
+@given(tied_lists(max_len=6), st.sampled_from([1, 2]))
+def test_trec_measures_against_enumeration(case, level):
+    from metrics_lib import bpref, interpolated_precision, r_precision
+
+    items, scores, relevant, _ = case
+    kwargs = {"relevance_level": level}
+    mean, high, low = brute_force(lambda r, rel, k, **kw: r_precision(r, rel, **kw),
+                                  items, scores, relevant, None, **kwargs)
+    assert r_precision(items, relevant, scores=scores, ties="average", **kwargs) == \
+        pytest.approx(mean, rel=1e-12, abs=1e-12)
+    assert r_precision(items, relevant, scores=scores, ties="best", **kwargs) == high
+    assert r_precision(items, relevant, scores=scores, ties="worst", **kwargs) == low
+    values = [bpref(order, relevant, **kwargs) for order in all_orders(items, scores)]
+    assert bpref(items, relevant, scores=scores, ties="best", **kwargs) == max(values)
+    assert bpref(items, relevant, scores=scores, ties="worst", **kwargs) == min(values)
+    curves = np.array([interpolated_precision(order, relevant, **kwargs)
+                       for order in all_orders(items, scores)])
+    np.testing.assert_array_equal(
+        interpolated_precision(items, relevant, scores=scores, ties="best", **kwargs),
+        curves.max(axis=0))
+    np.testing.assert_array_equal(
+        interpolated_precision(items, relevant, scores=scores, ties="worst", **kwargs),
+        curves.min(axis=0))
+    for function in (bpref, interpolated_precision):
+        for mode in ("average", "block"):
+            with pytest.raises(ValueError, match=f"ties='{mode}'"):
+                function(items, relevant, scores=scores, ties=mode)
+
+
+def test_trec_measures_equal_evaluate():
+    from metrics_lib import bpref, r_precision
+
+    recs, truth = tied_tables(41, "small")
+    for mode in ("average", "block", "best", "worst"):
+        result = evaluate(recs, truth, ["rprec", "bpref"] if mode in ("best", "worst")
+                          else ["rprec"], ties=mode, empty="nan")
+        for user, judged in truth.groupby("user"):
+            rows = recs[recs["user"] == user]
+            relevant = dict(zip(judged["item"], judged["relevance"]))
+            expected = r_precision(rows["item"].tolist(), relevant, empty="nan",
+                                   scores=rows["score"].to_numpy(), ties=mode)
+            got = result.loc[user, "rprec"]
+            assert (math.isnan(got) and math.isnan(expected)) or \
+                got == pytest.approx(expected, rel=1e-12, abs=1e-12)
+            if mode in ("best", "worst"):
+                expected = bpref(rows["item"].tolist(), relevant, empty="nan",
+                                 scores=rows["score"].to_numpy(), ties=mode)
+                got = result.loc[user, "bpref"]
+                assert (math.isnan(got) and math.isnan(expected)) or \
+                    got == pytest.approx(expected, rel=1e-12, abs=1e-12)
