@@ -559,3 +559,29 @@ def test_trec_measures_equal_evaluate():
                 got = result.loc[user, "bpref"]
                 assert (math.isnan(got) and math.isnan(expected)) or \
                     got == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("score_dtype, id_dtype", [
+    ("Float32", "Int64"), ("float32[pyarrow]", "int64[pyarrow]"),
+    ("Float64", "string"), ("double[pyarrow]", "string[pyarrow]")])
+def test_nullable_and_pyarrow_dtypes(score_dtype, id_dtype):
+    pytest.importorskip("pyarrow")
+    kind = "str" if "string" in id_dtype else "small"
+    recs, truth = tied_tables(17, kind)
+    metrics = ["map@4", "ndcg@3", "mrr", "hit@2", "precision@3"]
+    expected = evaluate(recs, truth, metrics, ties="average")
+    converted = [frame.astype({"user": id_dtype, "item": id_dtype})
+                 for frame in (recs, truth)]
+    converted[0]["score"] = converted[0]["score"].astype(score_dtype)
+    got = evaluate(*converted, metrics, ties="average")
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-12)
+    # per list: a Series of such scores is read the same way
+    user = truth["user"].iloc[0]
+    rows = converted[0][converted[0]["user"] == user]
+    relevant = dict(zip(truth.loc[truth["user"] == user, "item"],
+                        truth.loc[truth["user"] == user, "relevance"]))
+    plain_rows = recs[recs["user"] == user]
+    assert average_precision(list(rows["item"]), relevant, 4, scores=rows["score"],
+                             ties="average") == average_precision(
+        plain_rows["item"].tolist(), relevant, 4, scores=plain_rows["score"].to_numpy(),
+        ties="average")
