@@ -87,23 +87,41 @@ def refuse_unsupported(mode: str, kind: str, *, ideal: str = "judged",
             "k, which are themselves random when k cuts a tie group, so the "
             "expectation is not a ratio of two expectations; use ideal='judged' "
             "or ties='best' / ties='worst'")
+    if kind == "ndcg" and ideal != "judged":
+        raise ValueError(f"metric {label!r} with ideal={ideal!r} is not available "
+                         f"with ties={mode!r}; use ideal='judged' or ties='best' / "
+                         "ties='worst'")
 
 
-# The options of evaluate that the closed forms read (or that do not change
-# a value). An option added to evaluate later is refused with these modes
-# until the kernels here take it into account: never silently ignored.
+# The options of evaluate that the closed forms read (their values are
+# checked by TieGroups.measure) or that act outside the kernels (which users
+# are reported, the empty policy, the sort), any value.
 EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal",
-                    "log_base", "empty", "missing", "ties")
+                    "log_base", "empty", "missing", "ties", "tie_first", "unjudged",
+                    "gain_levels")
+# Options (of other branches' conventions) that the closed forms support only
+# at the value that changes nothing.
+NEUTRAL_OPTIONS = {"precision_denominator": "k", "recall_denominator": "relevant",
+                   "min_grade": None, "judged_only": False, "truncate": None,
+                   "no_hit": "zero", "candidates": "all", "gain_transform": False}
 
 
 def refuse_unknown_options(mode: str, options: dict) -> None:
-    """Raise a ``ValueError`` for an evaluate option the closed forms ignore."""
+    """Raise a ``ValueError`` for an evaluate option the closed forms would ignore.
+
+    An option added to evaluate after these kernels were written is refused
+    with ``"average"`` / ``"block"`` (unless it is at its neutral value) until
+    the kernels take it into account: never silently ignored.
+    """
     if mode not in EXPECTATION_MODES:
         return
-    unknown = sorted(set(options) - set(EVALUATE_OPTIONS))
+    unknown = sorted(key for key, value in options.items()
+                     if key not in EVALUATE_OPTIONS
+                     and not (key in NEUTRAL_OPTIONS and value == NEUTRAL_OPTIONS[key]))
     if unknown:
         raise ValueError(f"ties={mode!r} does not support the option(s) {unknown} "
-                         "yet; use ties='best' / ties='worst' or a fixed order")
+                         "at these values yet; use ties='best' / ties='worst' or a "
+                         "fixed order")
 
 
 def tie_starts(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -522,8 +540,25 @@ class TieGroups:
 
     # -- dispatch -----------------------------------------------------------
     def measure(self, mode, kind, k, options):
-        """``(values, empty_users)`` of one metric, as evaluate's kernels return."""
+        """``(values, empty_users)`` of one metric, as evaluate's kernels return.
+
+        Only the option values the closed forms implement are accepted; any
+        other (a gain map, another AP denominator) raises ``ValueError``.
+        """
         level = options["relevance_level"]
+        gain = options.get("gain", "linear")
+        denominator = options.get("denominator", "relevant")
+        if kind in ("dcg", "ndcg") and gain not in ("linear", "exponential"):
+            raise ValueError(f"gain={gain!r} is not available with ties={mode!r}; "
+                             "use gain='linear' or 'exponential', or ties='best' / "
+                             "ties='worst'")
+        if kind == "ap" and denominator not in ("relevant", "min_k", "retrieved"):
+            raise ValueError(f"denominator={denominator!r} is not available with "
+                             f"ties={mode!r}; use 'relevant', 'min_k' or "
+                             "'retrieved', or ties='best' / ties='worst'")
+        if kind == "rprec" and k is not None:
+            raise ValueError(f"rprec with a cut-off is not available with "
+                             f"ties={mode!r}; use ties='best' / ties='worst'")
         if kind == "dcg":
             with np.errstate(over="ignore"):
                 values = self.dcg(k, options["gain"], options["log_base"])
@@ -536,4 +571,4 @@ class TieGroups:
             return values, None
         if kind == "ndcg":
             return self.ndcg(k, options["gain"], options["log_base"])
-        return self.binary(mode, kind, k, level, options.get("denominator", "relevant"))
+        return self.binary(mode, kind, k, level, denominator)

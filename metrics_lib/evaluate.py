@@ -404,7 +404,6 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     """
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
-    refuse_unknown_options(options["ties"], options)
     n_jobs = check_n_jobs(n_jobs)
     if _is_dask(recommendations) or _is_dask(truth):
         from .dask_support import evaluate_dask
@@ -701,6 +700,7 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     if mode in TIE_MODES:  # tie groups of this chunk's rows (see _tie_kernels)
         first = options["tie_first"][row_offset:row_offset + rec_keys.size]
         if mode in EXPECTATION_MODES:
+            refuse_unknown_options(mode, options)
             groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
                                grades, n_users)
             for name, kind, k in options["metrics"]:

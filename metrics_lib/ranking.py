@@ -120,10 +120,15 @@ _TIE_OPTIONS = {
     "hit": ("relevance_level", "empty"),
     "rr": ("relevance_level", "empty"),
     "ap": ("relevance_level", "empty", "denominator"),
-    "dcg": ("gain", "log_base"),
-    "ndcg": ("gain", "log_base", "ideal", "empty"),
+    "dcg": ("gain", "log_base", "relevance_level"),
+    "ndcg": ("gain", "log_base", "ideal", "empty", "relevance_level"),
     "rprec": ("relevance_level", "empty"),
 }
+# Keywords the closed forms support only at the value that changes nothing.
+_TIE_NEUTRAL = {"judged_only": False, "truncate": None, "candidates": "all",
+                "min_grade": None, "no_hit": "zero"}
+_TIE_NEUTRAL_BY_KIND = {"precision": {"denominator": "k"},
+                        "recall": {"denominator": "relevant"}}
 
 
 def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
@@ -166,7 +171,10 @@ def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options
     plain = call(ranked)
     if ties not in EXPECTATION_MODES:
         return plain
-    unknown = sorted(set(options) - set(_TIE_OPTIONS[kind]))
+    neutral = {**_TIE_NEUTRAL, **_TIE_NEUTRAL_BY_KIND.get(kind, {})}
+    unknown = sorted(key for key, value in options.items()
+                     if key not in _TIE_OPTIONS[kind]
+                     and not (key in neutral and value == neutral[key]))
     if unknown:
         raise ValueError(f"{name}: keyword(s) {unknown} are not "
                          f"supported with ties={ties!r}")

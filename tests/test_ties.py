@@ -500,7 +500,28 @@ def test_keywords_the_closed_forms_do_not_know_are_refused():
             _tied(precision_with_more_keywords, "precision", ["a", "b"], {"a"}, 1,
                   [1.0, 1.0], mode, denominator="min_k")
         with pytest.raises(ValueError, match="does not support"):
-            refuse_unknown_options(mode, {"metrics": [], "precision_denominator": "k"})
+            refuse_unknown_options(mode, {"metrics": [], "precision_denominator": "min_k"})
+    # other branches' keywords at their neutral values change nothing: accepted
+    assert _tied(precision_with_more_keywords, "precision", ["a", "b"], {"b"}, 1,
+                 [1.0, 1.0], "average", denominator="k", truncate=None,
+                 judged_only=False) == 0.5
+    refuse_unknown_options("average", {"metrics": [], "precision_denominator": "k",
+                                       "truncate": None, "unjudged": "empty"})
+    with pytest.raises(ValueError, match="does not support"):
+        refuse_unknown_options("block", {"truncate": 5})
+    # option values the closed forms do not implement are refused, not ignored
+    from metrics_lib._tie_kernels import TieGroups, tie_starts
+    lengths = np.array([2])
+    groups = TieGroups(lengths, tie_starts(np.array([1.0, 1.0]), lengths),
+                       np.array([0]), np.array([1.0]), np.array([0]), np.array([1.0]), 1)
+    base = {"relevance_level": 1, "gain": "linear", "log_base": 2,
+            "denominator": "relevant"}
+    for kind, change in [("ndcg", {"gain": "binary"}), ("dcg", {"gain": {1: 3.0}}),
+                         ("ap", {"denominator": "k"})]:
+        with pytest.raises(ValueError, match="not available"):
+            groups.measure("average", kind, 2, {**base, **change})
+    with pytest.raises(ValueError, match="not available"):
+        groups.measure("average", "rprec", 2, base)
     # best/worst re-order the list and call the function itself: nothing is lost
     assert _tied(precision_with_more_keywords, "precision", ["a", "b"], {"b"}, 1,
                  [1.0, 1.0], "best", denominator="min_k") == 1.0
