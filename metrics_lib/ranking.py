@@ -271,11 +271,20 @@ def precision_at_k(recommended, relevant, k=None, *, relevance_level=1,
     divide by the list length instead (torchmetrics ``adaptive_k=True``)
     reward short lists.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Manning, Raghavan and Schütze, *Introduction to Information
        Retrieval*, Cambridge University Press, 2008, ch. 8.
     .. [2] trec_eval, measure ``P``, https://github.com/usnistgov/trec_eval
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -340,9 +349,18 @@ def recall_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     ``min(k, |R|)`` ("capped recall") so that a perfect list scores 1 even
     when ``|R| > k``.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] trec_eval, measure ``recall``, https://github.com/usnistgov/trec_eval
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -401,9 +419,18 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     :func:`precision_at_k` and :func:`recall_at_k` (both trec_eval style).
     Equivalently ``2 * hits / (k + |R|)``.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] van Rijsbergen, *Information Retrieval*, 2nd ed., 1979, ch. 7.
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -464,9 +491,18 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     Also called HR@k or Success@k (trec_eval ``success_k``). It is not
     recall: with ten relevant items, one hit already gives 1.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] trec_eval, measure ``success``, https://github.com/usnistgov/trec_eval
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -525,9 +561,18 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     Equals trec_eval's ``recip_rank`` (without a cut-off). Only the first hit
     counts; the rest of the list is ignored.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Voorhees, "The TREC-8 Question Answering Track Report", TREC 1999.
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -619,11 +664,20 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     ``relevant <= min_k <= retrieved``. Only ``"relevant"`` penalises a
     list for the relevant items it never shows.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
        Information Retrieval*, MIT Press, 2005.
     .. [2] Microsoft Recommenders, ``python_evaluation.map_at_k``.
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -745,11 +799,20 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     -----
     .. math:: DCG@k = \\sum_{i=1}^{k} \\frac{g(rel_i)}{\\log_b(i + 1)}
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
        techniques", ACM TOIS 20(4), 2002.
     .. [2] Burges et al., "Learning to rank using gradient descent", ICML 2005.
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -828,12 +891,21 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     list found nothing), not the ``empty`` policy, which is reserved for
     users with nothing relevant at all.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
        techniques", ACM TOIS 20(4), 2002.
     .. [2] Wang et al., "A theoretical analysis of NDCG type ranking
        measures", COLT 2013.
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------

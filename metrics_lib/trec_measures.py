@@ -141,12 +141,21 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero",
     :func:`evaluate` metric ``"rprec"`` (aliases ``"r_precision"``,
     ``"r-precision"``) computes the same value per user.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Buckley and Voorhees, "Retrieval System Evaluation", ch. 3 of
        Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
        Information Retrieval*, MIT Press, 2005.
     .. [2] trec_eval 10.0, measure ``Rprec``, https://github.com/usnistgov/trec_eval
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
