@@ -32,7 +32,7 @@ items of equal score form a *tie group*, ranked as ``ties`` says:
     expected number of hits (hit@k: the probability of at least one),
     reciprocal rank the distribution of the first relevant item's position
     (hypergeometric), AP the exact expectation (see
-    :class:`metrics_lib._tie_kernels.TieGroups`). NDCG with
+    ``metrics_lib._tie_kernels.TieGroups``). NDCG with
     ``ideal="retrieved"`` is refused: its ideal list is random too;
 ``"block"``
     every item of a tie group gets the group's *last* rank, i.e. one
