@@ -947,12 +947,23 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     return _discounted_sum(_gains(top, gain, scale), base) / ideal_dcg
 
 
-def _mean_over_users(metric, recommended_lists, relevant_lists, **kwargs):
+def _mean_over_users(metric, recommended_lists, relevant_lists, scores_lists=None,
+                     **kwargs):
     recs, rels = check_parallel_lists(recommended_lists, relevant_lists)
+    if scores_lists is None:
+        scores = [None] * len(recs)
+    else:
+        if isinstance(scores_lists, (str, bytes)) or np.isscalar(scores_lists):
+            raise TypeError("scores_lists must be a sequence with one score list per "
+                            f"user; got {type(scores_lists).__name__}")
+        scores = list(scores_lists)
+        if len(scores) != len(recs):
+            raise ValueError("scores_lists must have one entry per user: got "
+                             f"{len(scores)} for {len(recs)} users")
     values = []
-    for user, (rec, rel) in enumerate(zip(recs, rels)):
+    for user, (rec, rel, user_scores) in enumerate(zip(recs, rels, scores)):
         try:
-            values.append(metric(rec, rel, **kwargs))
+            values.append(metric(rec, rel, scores=user_scores, **kwargs))
         except (TypeError, ValueError) as error:
             raise type(error)(f"user {user}: {error}") from None
     values = np.array(values, dtype=float)
@@ -962,7 +973,8 @@ def _mean_over_users(metric, recommended_lists, relevant_lists, **kwargs):
 
 
 def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
-                         relevance_level=1, empty="zero"):
+                         relevance_level=1, empty="zero",
+                         scores_lists=None, ties="input"):
     """Mean of :func:`reciprocal_rank` over users.
 
     Parameters
@@ -979,6 +991,11 @@ def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
         Users with nothing relevant count as 0 (``"zero"``, trec_eval), are
         left out of the mean (``"nan"``), or raise. If every user is left
         out the result is ``nan``.
+    scores_lists : sequence of sequences of float, optional
+        One score list per user, parallel to ``recommended_lists`` (see the
+        ``scores`` of the per-list function).
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items in every list, as in the per-list function.
 
     Returns
     -------
@@ -1006,12 +1023,14 @@ def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
     0.375
     """
     return _mean_over_users(reciprocal_rank, recommended_lists, relevant_lists,
-                            k=k, relevance_level=relevance_level, empty=empty)
+                            scores_lists, k=k, relevance_level=relevance_level,
+                            empty=empty, ties=ties)
 
 
 def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
                            denominator="relevant", relevance_level=1,
-                           empty="zero"):
+                           empty="zero",
+                           scores_lists=None, ties="input"):
     """Mean of :func:`average_precision` over users (MAP, or MAP@k).
 
     Parameters
@@ -1029,6 +1048,11 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
     empty : {"zero", "nan", "raise"}, default="zero"
         Users with nothing relevant count as 0, are left out of the mean
         (``"nan"``), or raise.
+    scores_lists : sequence of sequences of float, optional
+        One score list per user, parallel to ``recommended_lists`` (see the
+        ``scores`` of the per-list function).
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items in every list, as in the per-list function.
 
     Returns
     -------
@@ -1058,5 +1082,5 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
     0.1875
     """
     return _mean_over_users(average_precision, recommended_lists, relevant_lists,
-                            k=k, denominator=denominator,
-                            relevance_level=relevance_level, empty=empty)
+                            scores_lists, k=k, denominator=denominator,
+                            relevance_level=relevance_level, empty=empty, ties=ties)

@@ -606,3 +606,25 @@ def test_nullable_and_pyarrow_dtypes(score_dtype, id_dtype):
                              ties="average") == average_precision(
         plain_rows["item"].tolist(), relevant, 4, scores=plain_rows["score"].to_numpy(),
         ties="average")
+
+
+def test_means_over_users_take_score_lists():
+    from metrics_lib import mean_average_precision, mean_reciprocal_rank
+
+    lists = [["a", "b", "c"], ["x", "y"]]
+    truth = [{"c"}, {"x", "y"}]
+    scores = [[1.0, 1.0, 1.0], [2, 2]]
+    for mode in ("input", "average", "block", "best", "worst"):
+        assert mean_reciprocal_rank(lists, truth, scores_lists=scores, ties=mode) == \
+            pytest.approx(np.mean([reciprocal_rank(lists[u], truth[u], scores=scores[u],
+                                                   ties=mode) for u in range(2)]))
+        assert mean_average_precision(lists, truth, k=2, scores_lists=scores,
+                                      ties=mode) == pytest.approx(np.mean(
+            [average_precision(lists[u], truth[u], 2, scores=scores[u], ties=mode)
+             for u in range(2)]))
+    assert mean_reciprocal_rank(lists, truth, scores_lists=scores, ties="average") == \
+        pytest.approx(((1 + 1 / 2 + 1 / 3) / 3 + 1) / 2)
+    with pytest.raises(ValueError, match="user 0: ties='average' needs scores"):
+        mean_reciprocal_rank(lists, truth, ties="average")
+    with pytest.raises(ValueError, match="one entry per user"):
+        mean_average_precision(lists, truth, scores_lists=scores[:1], ties="average")
