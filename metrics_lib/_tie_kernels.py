@@ -284,6 +284,8 @@ class TieGroups:
 
     def _expand(self, groups, counts):
         """Group index and 1-based position inside it, ``counts[g]`` per group."""
+        keep = counts > 0  # most groups often expand to nothing
+        groups, counts = groups[keep], counts[keep]
         rep = np.repeat(groups, counts)
         offsets = np.repeat(np.cumsum(counts) - counts, counts)
         return rep, np.arange(rep.size) - offsets + 1
@@ -293,13 +295,23 @@ class TieGroups:
         return np.bincount(users, weights=weights, minlength=self.n_users)
 
     def _before(self, per_group):
-        """Sum of ``per_group`` over the earlier groups of the same user."""
-        running = np.cumsum(per_group)
-        exclusive = running - per_group
-        first = np.ones(self.user.size, dtype=bool)
-        first[1:] = self.user[1:] != self.user[:-1]
-        index = np.maximum.accumulate(np.where(first, np.arange(self.user.size), 0))
-        return exclusive - exclusive[index]
+        """Sum of ``per_group`` over the earlier groups of the same user.
+
+        Computed over the groups where ``per_group > 0`` only (the others
+        add nothing), which are few: the result is valid there and 0
+        elsewhere, which is all its callers read.
+        """
+        out = np.zeros(per_group.size)
+        some = np.flatnonzero(per_group > 0)
+        if not some.size:
+            return out
+        users, values = self.user[some], per_group[some]
+        exclusive = np.cumsum(values) - values
+        first = np.ones(some.size, dtype=bool)
+        first[1:] = users[1:] != users[:-1]
+        index = np.maximum.accumulate(np.where(first, np.arange(some.size), 0))
+        out[some] = exclusive - exclusive[index]
+        return out
 
     # -- binary relevance -------------------------------------------------
     def hits(self, mode, k, level):
