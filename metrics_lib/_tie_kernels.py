@@ -14,7 +14,8 @@ order; the modes here do not depend on how a tie group happens to be ordered:
     ``label_ranking_average_precision_score`` rank).
 ``"best"`` / ``"worst"``
     the order inside every tie group that puts the higher grades first /
-    last: the bounds of the metric over all tie orders. These are ordinary
+    last: the bounds of the metric over all tie orders (except AP with
+    ``denominator="retrieved"``, see :mod:`metrics_lib.ranking`). These are ordinary
     orders, so they are computed by moving the judged rows
     (:func:`reorder_hits`) and running the ordinary kernels.
 
@@ -36,7 +37,7 @@ from scipy.special import gammaln
 from ._kernels import block_starts
 
 __all__ = ["TIE_MODES", "EXPECTATION_MODES", "tie_starts", "reorder_hits",
-           "TieGroups", "refuse_unsupported"]
+           "TieGroups", "refuse_unsupported", "refuse_unknown_options"]
 
 TIE_MODES = ("average", "block", "best", "worst")
 # The modes computed here rather than by re-ordering rows.
@@ -86,6 +87,44 @@ def refuse_unsupported(mode: str, kind: str, *, ideal: str = "judged",
             "k, which are themselves random when k cuts a tie group, so the "
             "expectation is not a ratio of two expectations; use ideal='judged' "
             "or ties='best' / ties='worst'")
+    if kind == "ndcg" and ideal != "judged":
+        raise ValueError(f"metric {label!r} with ideal={ideal!r} is not available "
+                         f"with ties={mode!r}; use ideal='judged' or ties='best' / "
+                         "ties='worst'")
+
+
+# The options of evaluate that the closed forms read (their values are
+# checked by TieGroups.measure) or that act outside the kernels (which users
+# are reported, the empty policy, the sort), any value.
+EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal",
+                    "log_base", "empty", "missing", "ties", "tie_first", "unjudged",
+                    "gain_levels",
+                    # evaluate cuts the truth to the listed items before these
+                    # kernels run (_score_chunk), so they see the right |R|
+                    "candidates")
+# Options (of other branches' conventions) that the closed forms support only
+# at the value that changes nothing.
+NEUTRAL_OPTIONS = {"precision_denominator": "k", "recall_denominator": "relevant",
+                   "min_grade": None, "judged_only": False, "truncate": None,
+                   "no_hit": "zero", "gain_transform": False}
+
+
+def refuse_unknown_options(mode: str, options: dict) -> None:
+    """Raise a ``ValueError`` for an evaluate option the closed forms would ignore.
+
+    An option added to evaluate after these kernels were written is refused
+    with ``"average"`` / ``"block"`` (unless it is at its neutral value) until
+    the kernels take it into account: never silently ignored.
+    """
+    if mode not in EXPECTATION_MODES:
+        return
+    unknown = sorted(key for key, value in options.items()
+                     if key not in EVALUATE_OPTIONS
+                     and not (key in NEUTRAL_OPTIONS and value == NEUTRAL_OPTIONS[key]))
+    if unknown:
+        raise ValueError(f"ties={mode!r} does not support the option(s) {unknown} "
+                         "at these values yet; use ties='best' / ties='worst' or a "
+                         "fixed order")
 
 
 def tie_starts(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -248,6 +287,8 @@ class TieGroups:
 
     def _expand(self, groups, counts):
         """Group index and 1-based position inside it, ``counts[g]`` per group."""
+        keep = counts > 0  # most groups often expand to nothing
+        groups, counts = groups[keep], counts[keep]
         rep = np.repeat(groups, counts)
         offsets = np.repeat(np.cumsum(counts) - counts, counts)
         return rep, np.arange(rep.size) - offsets + 1
@@ -257,13 +298,23 @@ class TieGroups:
         return np.bincount(users, weights=weights, minlength=self.n_users)
 
     def _before(self, per_group):
-        """Sum of ``per_group`` over the earlier groups of the same user."""
-        running = np.cumsum(per_group)
-        exclusive = running - per_group
-        first = np.ones(self.user.size, dtype=bool)
-        first[1:] = self.user[1:] != self.user[:-1]
-        index = np.maximum.accumulate(np.where(first, np.arange(self.user.size), 0))
-        return exclusive - exclusive[index]
+        """Sum of ``per_group`` over the earlier groups of the same user.
+
+        Computed over the groups where ``per_group > 0`` only (the others
+        add nothing), which are few: the result is valid there and 0
+        elsewhere, which is all its callers read.
+        """
+        out = np.zeros(per_group.size)
+        some = np.flatnonzero(per_group > 0)
+        if not some.size:
+            return out
+        users, values = self.user[some], per_group[some]
+        exclusive = np.cumsum(values) - values
+        first = np.ones(some.size, dtype=bool)
+        first[1:] = users[1:] != users[:-1]
+        index = np.maximum.accumulate(np.where(first, np.arange(some.size), 0))
+        out[some] = exclusive - exclusive[index]
+        return out
 
     # -- binary relevance -------------------------------------------------
     def hits(self, mode, k, level):
@@ -322,7 +373,8 @@ class TieGroups:
         free = (r > 0) & (m > 0) & ~certain_hit
         log_q[free] = (_log_choose(n[free] - r[free], m[free])
                        - _log_choose(n[free], m[free]))
-        any_certain = self._users((certain_hit & (r > 0) & (m > 0)).astype(np.float64)) > 0
+        certain = certain_hit & (r > 0) & (m > 0)
+        any_certain = self._users(certain.astype(np.float64)) > 0
         miss = np.exp(self._users(log_q))
         return np.where(any_certain, 1.0, 1.0 - miss)
 
@@ -485,8 +537,8 @@ class TieGroups:
             keep = pos <= k
             codes, pos, grades = codes[keep], pos[keep], grades[keep]
         gains = self._gain(grades, gain, None if shift is None else shift[codes])
-        return np.bincount(codes, weights=gains / (np.log(pos + 1.0) / math.log(log_base)),
-                           minlength=self.n_users)
+        discount = np.log(pos + 1.0) / math.log(log_base)
+        return np.bincount(codes, weights=gains / discount, minlength=self.n_users)
 
     def ndcg(self, k, gain, log_base, scale_from=512):
         """``(values, empty_users)`` of the tie-averaged NDCG (judged ideal).
@@ -503,8 +555,25 @@ class TieGroups:
 
     # -- dispatch -----------------------------------------------------------
     def measure(self, mode, kind, k, options):
-        """``(values, empty_users)`` of one metric, as evaluate's kernels return."""
+        """``(values, empty_users)`` of one metric, as evaluate's kernels return.
+
+        Only the option values the closed forms implement are accepted; any
+        other (a gain map, another AP denominator) raises ``ValueError``.
+        """
         level = options["relevance_level"]
+        gain = options.get("gain", "linear")
+        denominator = options.get("denominator", "relevant")
+        if kind in ("dcg", "ndcg") and gain not in ("linear", "exponential"):
+            raise ValueError(f"gain={gain!r} is not available with ties={mode!r}; "
+                             "use gain='linear' or 'exponential', or ties='best' / "
+                             "ties='worst'")
+        if kind == "ap" and denominator not in ("relevant", "min_k", "retrieved"):
+            raise ValueError(f"denominator={denominator!r} is not available with "
+                             f"ties={mode!r}; use 'relevant', 'min_k' or "
+                             "'retrieved', or ties='best' / ties='worst'")
+        if kind == "rprec" and k is not None:
+            raise ValueError(f"rprec with a cut-off is not available with "
+                             f"ties={mode!r}; use ties='best' / ties='worst'")
         if kind == "dcg":
             with np.errstate(over="ignore"):
                 values = self.dcg(k, options["gain"], options["log_base"])
@@ -517,4 +586,4 @@ class TieGroups:
             return values, None
         if kind == "ndcg":
             return self.ndcg(k, options["gain"], options["log_base"])
-        return self.binary(mode, kind, k, level, options.get("denominator", "relevant"))
+        return self.binary(mode, kind, k, level, denominator)

@@ -676,3 +676,52 @@ def check_bool(name: str, value) -> bool:
         raise TypeError(f"{name} must be True or False; got {type(value).__name__} "
                         f"{value!r}")
     return bool(value)
+
+
+def check_scores(scores, n: int, name: str = "scores") -> np.ndarray:
+    """Scores parallel to a list of ``n`` items: a 1-D array copy, finite.
+
+    Integer scores stay int64 (float64 would merge those above 2**53);
+    every other real dtype becomes float64, which keeps float32 scores that
+    are equal equal (and unequal ones unequal).
+    """
+    if isinstance(scores, (str, bytes, Mapping)) or np.isscalar(scores):
+        raise TypeError(f"{name} must be a 1-D sequence of numbers, one per "
+                        f"recommended item; got {type(scores).__name__}")
+    array = np.array(scores)  # a copy: the input is never modified
+    if array.dtype.kind == "O" and array.size and all(
+            isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+            for value in array.ravel().tolist()):
+        try:
+            array = np.array(scores, dtype=np.int64)
+        except OverflowError:
+            raise ValueError(f"{name} holds integers beyond the int64 range; "
+                             "pass them as floats or rescale them") from None
+    if array.dtype.kind == "b":
+        raise TypeError(f"{name} must be numbers, not booleans")
+    if array.dtype.kind in "USVcmM" or (array.dtype.kind == "O" and not all(
+            isinstance(value, numbers.Real) and not isinstance(value, bool)
+            for value in array.ravel().tolist())):
+        raise TypeError(f"{name} must contain only real numbers (no text, "
+                        "booleans or complex numbers)")
+    if array.dtype.kind == "u":
+        if array.size and array.max() >= 2**63:
+            raise ValueError(f"{name} holds integers beyond the int64 range")
+        array = array.astype(np.int64)
+    elif array.dtype.kind == "i":
+        array = array.astype(np.int64)
+    else:
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must contain only real numbers") from None
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")
+    if array.size != n:
+        raise ValueError(f"{name} must have one score per recommended item: "
+                         f"got {array.size} scores for {n} items")
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+        bad = int(np.flatnonzero(~np.isfinite(array))[0])
+        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+                         f"index {bad}")
+    return array

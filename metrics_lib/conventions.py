@@ -788,6 +788,8 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
             continue
         if key == "denominator" and kind != "ap":
             continue
+        if key == "ties":  # evaluate's orders of equal scores; see below
+            continue
         out[target] = value
     ties = info["keywords"].get("ties")
     if ties in ("average", "block") and given.get("scores") is not None:

@@ -19,7 +19,8 @@ import pandas as pd
 from ._kernels import (UserTable, block_starts, grade_levels, in_block_order,
                        lookup_grades, segment_argsort)
 from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
-                           refuse_unsupported, reorder_hits, tie_starts)
+                           refuse_unknown_options, refuse_unsupported,
+                           reorder_hits, tie_starts)
 from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
 from ._validation import (
     check_choice,
@@ -299,7 +300,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         scikit-learn ``average_precision_score`` for AP), ``"best"`` /
         ``"worst"`` (higher grades first / last inside each tie group: the
         bounds over all tie orders). They are defined in the notes of
-        ``metrics_lib.ranking``; a metric a mode does not define
+        :mod:`metrics_lib.ranking`; a metric a mode does not define
         (``"block"`` with DCG/NDCG, ``"average"``/``"block"`` with bpref,
         iprec_at_recall or ``ideal="retrieved"``) raises ``ValueError``.
     n_jobs : int, default=1
@@ -895,6 +896,7 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     if mode in TIE_MODES:  # tie groups of this chunk's rows (see _tie_kernels)
         first = options["tie_first"][row_offset:row_offset + rec_keys.size]
         if mode in EXPECTATION_MODES:
+            refuse_unknown_options(mode, options)
             groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
                                grades, n_users)
             for name, kind, k in options["metrics"]:

@@ -12,6 +12,63 @@ Each function takes the same three inputs:
 
 Defaults follow trec_eval, so that numbers can be checked against the tool
 that most papers report. Every other convention in use is a keyword.
+
+Ties
+----
+Every function also takes ``scores`` (one per recommended item, higher is
+better) and ``ties``. With scores the list is sorted by them, stably, and
+items of equal score form a *tie group*, ranked as ``ties`` says:
+
+``"input"`` (default)
+    the list's own order (without scores, the list as given);
+``"average"``
+    the expectation of the metric over all orders of every tie group, all
+    equally likely, in closed form (McSherry and Najork [1]_). For DCG and
+    NDCG this is scikit-learn's ``dcg_score`` / ``ndcg_score`` with
+    ``ignore_ties=False`` (scikit-learn 1.9.1, ``sklearn/metrics/_ranking.py``,
+    ``_tie_averaged_dcg``): every item of a group gets the group's mean gain,
+    and a cut-off ``k`` through a group keeps the group's share of
+    discounts inside ``k``. Precision, recall, F1 and hit rate use the
+    expected number of hits (hit@k: the probability of at least one),
+    reciprocal rank the distribution of the first relevant item's position
+    (hypergeometric), AP the exact expectation (see
+    ``metrics_lib._tie_kernels.TieGroups``). NDCG with
+    ``ideal="retrieved"`` is refused: its ideal list is random too;
+``"block"``
+    every item of a tie group gets the group's *last* rank, i.e. one
+    threshold per distinct score; an item is in the top ``k`` when that rank
+    is at most ``k``. AP without cut-off and ``denominator="relevant"`` is
+    then scikit-learn's ``average_precision_score`` and
+    ``label_ranking_average_precision_score`` over the items passed. DCG and
+    NDCG are refused (no order and no reference library gives that DCG);
+``"best"`` / ``"worst"``
+    the order in which, inside every tie group, higher grades come first /
+    last: the largest and smallest value over all tie orders, which is the
+    honest report when an order was never specified. (One exception: AP
+    with ``denominator="retrieved"`` averages over the hits only, so fewer
+    relevant items in the top ``k`` can score higher; there ``"best"`` and
+    ``"worst"`` are the two orders, not the bounds.)
+
+Orders that are accidents of an implementation cannot be reproduced, and no
+mode tries: ranx (0.3.21, ``ranx/data_structures/common.py``,
+``sort_dict_by_value``) orders a run by ``np.argsort`` of the negated scores
+inside a Numba function, whose quicksort (numba 0.68.1,
+``numba/misc/quicksort.py``, ``SMALL_QUICKSORT = 15``) is an insertion sort,
+stable, for up to 15 items and unstable beyond (16 equal scores already come
+back reordered); ``torch.topk``'s documentation (its page at
+https://docs.pytorch.org/docs/stable/generated/torch.topk.html, the Note)
+says the indices of tied elements "are not guaranteed to be stable and may
+vary across different invocations"; and ``np.argsort(scores)[::-1]`` uses
+numpy's default ``kind="quicksort"``, which is not stable (numpy 2.4.6
+on the machine this was checked on reorders equal scores already in
+lists of 10 items), then reverses that
+order. Report ``"best"`` and ``"worst"`` (and ``"average"``) instead.
+
+References
+----------
+.. [1] McSherry and Najork, "Computing information retrieval performance
+   measures efficiently in the presence of tied scores", ECIR 2008,
+   LNCS 4956, pp. 414-421.
 """
 
 from __future__ import annotations
@@ -20,6 +77,8 @@ import math
 
 import numpy as np
 
+from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
+                           refuse_unsupported, tie_starts)
 from ._validation import (
     check_bool,
     check_choice,
@@ -33,6 +92,7 @@ from ._validation import (
     check_recommended,
     check_relevance_level,
     check_relevant,
+    check_scores,
     handle_empty,
 )
 
@@ -57,6 +117,100 @@ GAINS = ("linear", "exponential", "binary")
 IDEALS = ("judged", "retrieved", "k")
 #: Largest k that ideal="k" accepts: its ideal list has k entries.
 IDEAL_K_MAX = 1 << 24
+# ties= of the per-list functions; evaluate has its own list (evaluate.TIES).
+PER_LIST_TIES = ("input",) + TIE_MODES
+# The keywords the closed forms of ties="average"/"block" know about, per
+# metric; any other keyword (one added later, say) is refused there rather
+# than silently ignored.
+_TIE_OPTIONS = {
+    "precision": ("relevance_level", "empty"),
+    "recall": ("relevance_level", "empty"),
+    "f1": ("relevance_level", "empty"),
+    "hit": ("relevance_level", "empty"),
+    "rr": ("relevance_level", "empty"),
+    "ap": ("relevance_level", "empty", "denominator"),
+    "dcg": ("gain", "log_base", "relevance_level"),
+    "ndcg": ("gain", "log_base", "ideal", "empty", "relevance_level"),
+    "rprec": ("relevance_level", "empty"),
+}
+# Keywords the closed forms support only at the value that changes nothing.
+_TIE_NEUTRAL = {"judged_only": False, "truncate": None, "candidates": "all",
+                "min_grade": None, "no_hit": "zero"}
+_TIE_NEUTRAL_BY_KIND = {"precision": {"denominator": "k"},
+                        "recall": {"denominator": "relevant"}}
+
+
+def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
+    """Value of ``metric`` under ``scores`` and ``ties``, or None for the plain path.
+
+    None means: no scores and ``ties="input"``, the list's order as given.
+    ``"input"``, ``"best"`` and ``"worst"`` re-order the list and call
+    ``metric`` on it; ``"average"`` and ``"block"`` call ``metric`` once (for
+    its checks and its ``empty`` policy, which do not depend on the order)
+    and then the closed forms of :mod:`metrics_lib._tie_kernels`.
+    """
+    return _tied_call(lambda ranked: metric(ranked, relevant, k, **options),
+                      metric.__name__, kind, recommended, relevant, k, scores, ties,
+                      options)
+
+
+def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options, *,
+               allow_negative=False):
+    """:func:`_tied` for any signature: ``call(ranked_list)`` scores one order."""
+    check_choice("ties", ties, PER_LIST_TIES)
+    if scores is None:
+        if ties != "input":
+            raise ValueError(f"ties={ties!r} needs scores: pass scores=[...], one "
+                             "per recommended item, so that equal scores can be "
+                             "recognised as ties")
+        return None
+    items = check_recommended(recommended)
+    values = check_scores(scores, len(items))
+    refuse_unsupported(ties, kind, ideal=options.get("ideal", "judged"), name=name)
+    # ~x reverses the order of int64 without overflow; floats are negated
+    primary = ~values if values.dtype.kind == "i" else -values
+    if ties in ("best", "worst"):
+        grades = check_relevant(relevant, allow_negative=allow_negative,
+                                recommended=items)
+        grade = np.array([grades.get(item, 0.0) for item in items], dtype=float)
+        order = np.lexsort((-grade if ties == "best" else grade, primary))
+    else:
+        order = np.argsort(primary, kind="stable")
+    ranked = [items[i] for i in order]
+    plain = call(ranked)
+    if ties not in EXPECTATION_MODES:
+        return plain
+    neutral = {**_TIE_NEUTRAL, **_TIE_NEUTRAL_BY_KIND.get(kind, {})}
+    unknown = sorted(key for key, value in options.items()
+                     if key not in _TIE_OPTIONS[kind]
+                     and not (key in neutral and value == neutral[key]))
+    if unknown:
+        raise ValueError(f"{name}: keyword(s) {unknown} are not "
+                         f"supported with ties={ties!r}")
+    grades = check_relevant(relevant, allow_negative=allow_negative,
+                            recommended=items)
+    level = options.get("relevance_level", 1)
+    if kind == "ndcg":
+        if not any(grade > 0 for grade in grades.values()):
+            return plain  # the empty policy, already applied
+    elif kind != "dcg" and not any(grade >= level for grade in grades.values()):
+        return plain
+    position = {item: i for i, item in enumerate(ranked)}
+    judged = sorted((position[item], grade) for item, grade in grades.items()
+                    if item in position)
+    hit_rows = np.array([row for row, _ in judged], dtype=np.int64)
+    hit_grades = np.array([grade for _, grade in judged], dtype=float)
+    lengths = np.array([len(ranked)], dtype=np.int64)
+    truth_grade = np.array(list(grades.values()), dtype=float)
+    groups = TieGroups(lengths, tie_starts(values[order], lengths), hit_rows,
+                       hit_grades, np.zeros(truth_grade.size, dtype=np.int64),
+                       truth_grade, 1)
+    kernel_options = {"relevance_level": level,
+                      "denominator": options.get("denominator", "relevant"),
+                      "gain": options.get("gain", "linear"),
+                      "log_base": _check_log_base(options.get("log_base", 2))}
+    value, _ = groups.measure(ties, kind, check_k(k), kernel_options)
+    return float(value[0])
 
 
 CANDIDATES = ("all", "recommended")
@@ -111,7 +265,8 @@ def _no_relevant(empty: str) -> float:
 
 def precision_at_k(recommended, relevant, k=None, *, denominator="k",
                    relevance_level=1, empty="zero", judged_only=False,
-                   truncate=None, candidates="all"):
+                   truncate=None, candidates="all",
+                   scores=None, ties="input"):
     """Fraction of the top ``k`` recommendations that are relevant.
 
     Parameters
@@ -164,6 +319,14 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
         by the relevant items passed and ``RetrievalRPrecision`` takes R
         from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
         given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
 
     Returns
     -------
@@ -182,11 +345,20 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
     divide by the list length instead (torchmetrics ``adaptive_k=True``)
     reward short lists.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Manning, Raghavan and Schütze, *Introduction to Information
        Retrieval*, Cambridge University Press, 2008, ch. 8.
     .. [2] trec_eval, measure ``P``, https://github.com/usnistgov/trec_eval
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -200,6 +372,11 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
     >>> precision_at_k(["a", "x", "y"], {"a"}, k=3, denominator="min_k")
     1.0
     """
+    tied = _tied(precision_at_k, "precision", recommended, relevant, k, scores, ties,
+                  denominator=denominator, relevance_level=relevance_level, empty=empty,
+                  judged_only=judged_only, truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
     check_choice("denominator", denominator, PRECISION_DENOMINATORS)
     hits, n_relevant, cutoff, n_items = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
@@ -217,7 +394,8 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
 
 def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
                 relevance_level=1, empty="zero", judged_only=False, truncate=None,
-                candidates="all"):
+                candidates="all",
+                scores=None, ties="input"):
     """Fraction of the relevant items that appear in the top ``k``.
 
     Parameters
@@ -255,6 +433,14 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
         by the relevant items passed and ``RetrievalRPrecision`` takes R
         from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
         given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
 
     Returns
     -------
@@ -273,9 +459,18 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
     ``min(k, |R|)`` ("capped recall") so that a perfect list scores 1 even
     when ``|R| > k``.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] trec_eval, measure ``recall``, https://github.com/usnistgov/trec_eval
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -285,6 +480,11 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
     >>> recall_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=2, denominator="min_k")
     0.5
     """
+    tied = _tied(recall_at_k, "recall", recommended, relevant, k, scores, ties,
+                  denominator=denominator, relevance_level=relevance_level, empty=empty,
+                  judged_only=judged_only, truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
     check_choice("denominator", denominator, RECALL_DENOMINATORS)
     hits, n_relevant, cutoff, _ = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
@@ -298,7 +498,8 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
 
 
 def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
-            judged_only=False, truncate=None, candidates="all"):
+            judged_only=False, truncate=None, candidates="all",
+            scores=None, ties="input"):
     """Harmonic mean of precision@k and recall@k.
 
     Parameters
@@ -332,6 +533,14 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         by the relevant items passed and ``RetrievalRPrecision`` takes R
         from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
         given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
 
     Returns
     -------
@@ -348,9 +557,18 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     :func:`precision_at_k` and :func:`recall_at_k` (both trec_eval style).
     Equivalently ``2 * hits / (k + |R|)``.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] van Rijsbergen, *Information Retrieval*, 2nd ed., 1979, ch. 7.
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -358,6 +576,11 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     >>> round(f1_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3), 4)
     0.5714
     """
+    tied = _tied(f1_at_k, "f1", recommended, relevant, k, scores, ties,
+                  relevance_level=relevance_level, empty=empty, judged_only=judged_only,
+                  truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
     hits, n_relevant, cutoff, _ = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
         candidates)
@@ -370,7 +593,8 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
 
 
 def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
-             judged_only=False, truncate=None, candidates="all"):
+             judged_only=False, truncate=None, candidates="all",
+             scores=None, ties="input"):
     """1.0 if at least one relevant item is in the top ``k``, else 0.0.
 
     Parameters
@@ -404,6 +628,14 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         by the relevant items passed and ``RetrievalRPrecision`` takes R
         from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
         given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. With ``"average"`` the value is the probability of a hit.
 
     Returns
     -------
@@ -419,9 +651,18 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     Also called HR@k or Success@k (trec_eval ``success_k``). It is not
     recall: with ten relevant items, one hit already gives 1.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] trec_eval, measure ``success``, https://github.com/usnistgov/trec_eval
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -429,6 +670,11 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     >>> hit_at_k(["x", "y", "a"], {"a"}, k=2), hit_at_k(["x", "y", "a"], {"a"}, k=3)
     (0.0, 1.0)
     """
+    tied = _tied(hit_at_k, "hit", recommended, relevant, k, scores, ties,
+                  relevance_level=relevance_level, empty=empty, judged_only=judged_only,
+                  truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
     hits, n_relevant, _, _ = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
         candidates)
@@ -509,7 +755,8 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
 
 def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
                     empty="zero", judged_only=False, truncate=None,
-                    candidates="all"):
+                    candidates="all",
+                    scores=None, ties="input"):
     """One over the rank of the first relevant item in the top ``k``.
 
     Parameters
@@ -543,6 +790,14 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         by the relevant items passed and ``RetrievalRPrecision`` takes R
         from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
         given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
 
     Returns
     -------
@@ -558,16 +813,43 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     Equals trec_eval's ``recip_rank`` (without a cut-off). Only the first hit
     counts; the rest of the list is ignored.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Voorhees, "The TREC-8 Question Answering Track Report", TREC 1999.
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
     >>> from metrics_lib import reciprocal_rank
     >>> reciprocal_rank(["A", "B", "C", "L", "Y"], {"C", "K", "B", "Z"}, k=5)
     0.5
+
+    Three items tie and only the last one listed is relevant: the list's
+    order gives 1/3, the expectation over the six orders 11/18, and the
+    bounds are 1 and 1/3:
+
+    >>> tied = dict(scores=[0.7, 0.7, 0.7])
+    >>> reciprocal_rank(["a", "b", "c"], {"c"}, **tied)
+    0.3333333333333333
+    >>> round(reciprocal_rank(["a", "b", "c"], {"c"}, ties="average", **tied), 4)
+    0.6111
+    >>> [reciprocal_rank(["a", "b", "c"], {"c"}, ties=t, **tied)
+    ...  for t in ("best", "worst")]
+    [1.0, 0.3333333333333333]
     """
+    tied = _tied(reciprocal_rank, "rr", recommended, relevant, k, scores, ties,
+                  relevance_level=relevance_level, empty=empty, judged_only=judged_only,
+                  truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
     hits, n_relevant, _, _ = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
         candidates)
@@ -579,7 +861,8 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
 
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
                       relevance_level=1, empty="zero", judged_only=False,
-                      truncate=None, candidates="all"):
+                      truncate=None, candidates="all",
+                      scores=None, ties="input"):
     """Average precision: precision at each relevant rank, summed, over ``|R|``.
 
     By default (trec_eval) the precisions at the ranks ``i <= k`` that hold a
@@ -631,6 +914,15 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         by the relevant items passed and ``RetrievalRPrecision`` takes R
         from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
         given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. ``"block"`` with ``denominator="relevant"`` and ``k=None`` is
+        scikit-learn's ``average_precision_score``.
 
     Returns
     -------
@@ -649,11 +941,20 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     ``relevant <= min_k <= retrieved``. Only ``"relevant"`` penalises a
     list for the relevant items it never shows.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
        Information Retrieval*, MIT Press, 2005.
     .. [2] Microsoft Recommenders, ``python_evaluation.map_at_k``.
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -665,7 +966,20 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     0.5556
     >>> round(average_precision(ranking, rel, k=3, denominator="retrieved"), 4)
     0.8333
+
+    One threshold per distinct score is scikit-learn's
+    ``average_precision_score`` (here: 0.7 and 0.7 tie at rank 2):
+
+    >>> round(average_precision(["a", "b", "c"], {"a", "c"}, scores=[0.9, 0.7, 0.7],
+    ...                         ties="block"), 4)
+    0.8333
     """
+    tied = _tied(average_precision, "ap", recommended, relevant, k, scores, ties,
+                  denominator=denominator,
+                  relevance_level=relevance_level, empty=empty,
+                  judged_only=judged_only, truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
     check_choice("denominator", denominator, AP_DENOMINATORS)
     if denominator == "k" and k is None:
         raise ValueError("denominator='k' divides by the cut-off: give a k")
@@ -782,7 +1096,8 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
 
 def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
              relevance_level=1, min_grade=None, judged_only=False, truncate=None,
-             candidates="all"):
+             candidates="all",
+             scores=None, ties="input"):
     """Discounted cumulative gain of the top ``k`` items.
 
     Parameters
@@ -842,6 +1157,15 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
         by the relevant items passed and ``RetrievalRPrecision`` takes R
         from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
         given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. ``"average"`` is scikit-learn's ``dcg_score`` (default
+        ``ignore_ties=False``); ``"block"`` is refused.
 
     Returns
     -------
@@ -856,11 +1180,20 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     -----
     .. math:: DCG@k = \\sum_{i=1}^{k} \\frac{g(rel_i)}{\\log_b(i + 1)}
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
        techniques", ACM TOIS 20(4), 2002.
     .. [2] Burges et al., "Learning to rank using gradient descent", ICML 2005.
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -869,6 +1202,12 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     >>> round(dcg_at_k(["E", "A", "C", "D", "B"], grades, k=5), 4)
     6.5972
     """
+    tied = _tied(dcg_at_k, "dcg", recommended, relevant, k, scores, ties,
+                  gain=gain, log_base=log_base, relevance_level=relevance_level,
+                  min_grade=min_grade, judged_only=judged_only, truncate=truncate,
+                  candidates=candidates)
+    if tied is not None:
+        return tied
     top, _, _, base, gain = _graded_inputs(
         recommended, relevant, k, gain, "zero", log_base,
         relevance_level=relevance_level, min_grade=min_grade,
@@ -885,7 +1224,8 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
 
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
               log_base=2, empty="zero", relevance_level=1, min_grade=None,
-              judged_only=False, truncate=None, candidates="all"):
+              judged_only=False, truncate=None, candidates="all",
+              scores=None, ties="input"):
     """DCG of the list divided by the DCG of an ideal list (in ``[0, 1]``).
 
     Parameters
@@ -940,6 +1280,18 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         by the relevant items passed and ``RetrievalRPrecision`` takes R
         from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
         given the recommended items.
+    empty : {"zero", "nan", "raise"}, default="zero"
+        Result when no judged item has a positive grade (ideal DCG is 0).
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. ``"average"`` is scikit-learn's ``ndcg_score`` (default
+        ``ignore_ties=False``) when every judged item is passed;
+        ``"block"`` is refused.
 
     Returns
     -------
@@ -957,12 +1309,21 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     list found nothing), not the ``empty`` policy, which is reserved for
     users with nothing relevant at all.
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
        techniques", ACM TOIS 20(4), 2002.
     .. [2] Wang et al., "A theoretical analysis of NDCG type ranking
        measures", COLT 2013.
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -973,7 +1334,19 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     0.4326
     >>> round(ndcg_at_k(ranking, grades, k=3, ideal="retrieved"), 4)
     0.6373
+
+    With tied scores, ``ties="average"`` is scikit-learn's ``ndcg_score``:
+
+    >>> round(ndcg_at_k(["d1", "d2", "d3"], {"d3": 1}, scores=[1, 1, 1],
+    ...                 ties="average"), 4)
+    0.7103
     """
+    tied = _tied(ndcg_at_k, "ndcg", recommended, relevant, k, scores, ties,
+                  gain=gain, ideal=ideal, log_base=log_base, empty=empty,
+                  relevance_level=relevance_level, min_grade=min_grade,
+                  judged_only=judged_only, truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
     check_choice("ideal", ideal, IDEALS)
     if ideal == "k" and k is None:
         raise ValueError("ideal='k' is an ideal list of k items: give a k")
@@ -1002,12 +1375,23 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     return _discounted_sum(_gains(top, gain, scale), base) / ideal_dcg
 
 
-def _mean_over_users(metric, recommended_lists, relevant_lists, **kwargs):
+def _mean_over_users(metric, recommended_lists, relevant_lists, scores_lists=None,
+                     **kwargs):
     recs, rels = check_parallel_lists(recommended_lists, relevant_lists)
+    if scores_lists is None:
+        scores = [None] * len(recs)
+    else:
+        if isinstance(scores_lists, (str, bytes)) or np.isscalar(scores_lists):
+            raise TypeError("scores_lists must be a sequence with one score list per "
+                            f"user; got {type(scores_lists).__name__}")
+        scores = list(scores_lists)
+        if len(scores) != len(recs):
+            raise ValueError("scores_lists must have one entry per user: got "
+                             f"{len(scores)} for {len(recs)} users")
     values = []
-    for user, (rec, rel) in enumerate(zip(recs, rels)):
+    for user, (rec, rel, user_scores) in enumerate(zip(recs, rels, scores)):
         try:
-            values.append(metric(rec, rel, **kwargs))
+            values.append(metric(rec, rel, scores=user_scores, **kwargs))
         except (TypeError, ValueError) as error:
             raise type(error)(f"user {user}: {error}") from None
     values = np.array(values, dtype=float)
@@ -1017,7 +1401,8 @@ def _mean_over_users(metric, recommended_lists, relevant_lists, **kwargs):
 
 
 def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
-                         relevance_level=1, empty="zero"):
+                         relevance_level=1, empty="zero",
+                         scores_lists=None, ties="input"):
     """Mean of :func:`reciprocal_rank` over users.
 
     Parameters
@@ -1034,6 +1419,11 @@ def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
         Users with nothing relevant count as 0 (``"zero"``, trec_eval), are
         left out of the mean (``"nan"``), or raise. If every user is left
         out the result is ``nan``.
+    scores_lists : sequence of sequences of float, optional
+        One score list per user, parallel to ``recommended_lists`` (see the
+        ``scores`` of the per-list function).
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items in every list, as in the per-list function.
 
     Returns
     -------
@@ -1061,12 +1451,14 @@ def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
     0.375
     """
     return _mean_over_users(reciprocal_rank, recommended_lists, relevant_lists,
-                            k=k, relevance_level=relevance_level, empty=empty)
+                            scores_lists, k=k, relevance_level=relevance_level,
+                            empty=empty, ties=ties)
 
 
 def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
                            denominator="relevant", relevance_level=1,
-                           empty="zero"):
+                           empty="zero",
+                           scores_lists=None, ties="input"):
     """Mean of :func:`average_precision` over users (MAP, or MAP@k).
 
     Parameters
@@ -1084,6 +1476,11 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0, are left out of the mean
         (``"nan"``), or raise.
+    scores_lists : sequence of sequences of float, optional
+        One score list per user, parallel to ``recommended_lists`` (see the
+        ``scores`` of the per-list function).
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items in every list, as in the per-list function.
 
     Returns
     -------
@@ -1113,5 +1510,5 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
     0.1875
     """
     return _mean_over_users(average_precision, recommended_lists, relevant_lists,
-                            k=k, denominator=denominator,
-                            relevance_level=relevance_level, empty=empty)
+                            scores_lists, k=k, denominator=denominator,
+                            relevance_level=relevance_level, empty=empty, ties=ties)

@@ -61,6 +61,14 @@ IPREC_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 GM_FLOOR = 0.00001
 
 
+def _tied_call(*args, **kwargs):
+    # imported late: ranking imports nothing from here, but keep the module
+    # importable on its own
+    from .ranking import _tied_call as tied_call
+
+    return tied_call(*args, **kwargs)
+
+
 def _judged(recommended, relevant, relevance_level):
     """Validated list, grades (negative allowed) and relevance level."""
     items = check_recommended(recommended)
@@ -89,7 +97,8 @@ def lround(x: float) -> int:
 
 
 def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
-                no_hit="zero", judged_only=False, truncate=None, candidates="all"):
+                no_hit="zero", judged_only=False, truncate=None, candidates="all",
+                scores=None, ties="input"):
     """Precision at rank R, where R is the number of relevant items (``Rprec``).
 
     ``Rprec = |relevant items in the top R| / R`` with
@@ -134,6 +143,13 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
         is the number of relevant items in the list (torchmetrics 1.9.0
         ``RetrievalRPrecision`` given the recommended items only), see
         :func:`precision_at_k`.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` is the expected
+        number of relevant items in the top R over all tie orders, over R.
 
     Returns
     -------
@@ -162,12 +178,21 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     recommended items alone, its R is the number of relevant items *in the
     list* (pass ``relevant`` restricted to ``recommended`` to reproduce it).
 
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
     References
     ----------
     .. [1] Buckley and Voorhees, "Retrieval System Evaluation", ch. 3 of
        Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
        Information Retrieval*, MIT Press, 2005.
     .. [2] trec_eval 10.0, measure ``Rprec``, https://github.com/usnistgov/trec_eval
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -177,6 +202,19 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     >>> r_precision(["a"], {"a": 2, "b": 1, "z": 0})  # R = 2, list of 1
     0.5
     """
+    def score(ranked):
+        return r_precision(ranked, relevant, k, relevance_level=relevance_level,
+                           empty=empty, no_hit=no_hit, judged_only=judged_only,
+                           truncate=truncate, candidates=candidates)
+
+    options = {"relevance_level": relevance_level, "empty": empty, "no_hit": no_hit,
+               "judged_only": judged_only, "truncate": truncate, "candidates": candidates}
+    if k is not None:  # a cut-off: the closed forms of average/block do not take one
+        options["k"] = k
+    tied = _tied_call(score, "r_precision", "rprec", recommended, relevant, None,
+                      scores, ties, options, allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     k = check_k(k)
     check_empty(empty)
@@ -193,7 +231,8 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     return hits / n_rel
 
 
-def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
+def bpref(recommended, relevant, *, relevance_level=1, empty="zero",
+          scores=None, ties="input"):
     """Binary preference: how often judged relevant items precede judged non-relevant ones.
 
     With R relevant items (grade ``>= relevance_level``) and N judged
@@ -224,6 +263,13 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` and ``"block"``
+        are refused (no closed form here).
 
     Returns
     -------
@@ -267,6 +313,14 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
     >>> bpref(["e", "a", "x", "b", "c"], grades)
     0.75
     """
+    def score(ranked):
+        return bpref(ranked, relevant, relevance_level=relevance_level, empty=empty)
+
+    tied = _tied_call(score, "bpref", "bpref", recommended, relevant, None,
+                      scores, ties, {"relevance_level": relevance_level, "empty": empty},
+                      allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     check_empty(empty)
     n_rel = _n_relevant(grades, level)
@@ -302,7 +356,8 @@ def _check_recall_levels(recall_levels) -> np.ndarray:
 
 
 def interpolated_precision(recommended, relevant, recall_levels=None, *,
-                           relevance_level=1):
+                           relevance_level=1,
+                           scores=None, ties="input"):
     """Interpolated precision at recall levels (``iprec_at_recall``).
 
     For a recall level ``p`` the target is the ``c``-th relevant item with
@@ -330,6 +385,13 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
         own, in the order given.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` and ``"block"``
+        are refused (no closed form here).
 
     Returns
     -------
@@ -369,6 +431,15 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
     >>> interpolated_precision(ranking, {"a", "b", "c", "d"}, [0.0, 0.5, 0.75, 1.0]).round(4)
     array([1.    , 0.6667, 0.5   , 0.    ])
     """
+    def score(ranked):
+        return interpolated_precision(ranked, relevant, recall_levels,
+                                      relevance_level=relevance_level)
+
+    tied = _tied_call(score, "interpolated_precision", "iprec_at_recall", recommended,
+                      relevant, None, scores, ties, {"relevance_level": relevance_level},
+                      allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     levels = _check_recall_levels(recall_levels)
     n_rel = _n_relevant(grades, level)
