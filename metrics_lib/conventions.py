@@ -801,7 +801,13 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
                              "evaluate(..., convention=...)")
         out["ties"] = ties
     for key, value in given.items():
-        if key in ("scores",) or key not in defaults or _same(value, defaults[key]):
+        if key == "scores":  # the list's scores: not a convention
+            out[key] = value
+            continue
+        if key not in defaults:  # not a keyword of the function: let it say so
+            out[key] = value
+            continue
+        if _same(value, defaults[key]):
             continue
         if key in out and not _same(value, out[key]):
             source = next((name for name, target in renames.items() if target == key), key)
@@ -832,9 +838,19 @@ def with_convention(function):
         if args:
             raise TypeError(f"{function.__name__}() takes the list, the relevant "
                             "items and k positionally; pass the rest by name")
-        return function(recommended, relevant, k,
-                        **_per_list_keywords(function, kind, renames, convention, k,
-                                             kwargs))
+        keywords = _per_list_keywords(function, kind, renames, convention, k, kwargs)
+        if (keywords.get("ties") in ("average", "block")
+                and keywords.get("candidates") == "recommended"):
+            # the closed forms take no candidates= keyword: keep the judgements of
+            # the listed items, which is what candidates="recommended" means
+            listed = set(recommended)
+            if isinstance(relevant, dict):
+                relevant = {item: grade for item, grade in relevant.items()
+                            if item in listed}
+            else:
+                relevant = [item for item in relevant if item in listed]
+            del keywords["candidates"]
+        return function(recommended, relevant, k, **keywords)
 
     parameters = list(signature.parameters.values())
     parameters.append(inspect.Parameter("convention", inspect.Parameter.KEYWORD_ONLY,

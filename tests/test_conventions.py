@@ -200,3 +200,44 @@ def test_per_list_refusals():
     assert ml.average_precision(ranking, grades, 3, convention="rectools",
                                 denominator="k") == \
         ml.average_precision(ranking, grades, 3, denominator="k")
+
+
+def test_per_list_sklearn_convention_with_scores_equals_sklearn():
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        n = int(rng.integers(2, 9))
+        items = [f"i{j}" for j in range(n)]
+        scores = [float(x) for x in rng.integers(0, 3, n)]      # many ties
+        grades = {item: int(g) for item, g in zip(items, rng.integers(0, 4, n))}
+        grades["unlisted"] = 3                                   # not a candidate
+        y_true = np.array([[grades[i] for i in items]], dtype=float)
+        y_score = np.array([scores])
+        got = ml.ndcg_at_k(items, grades, None, scores=scores, convention="sklearn")
+        if y_true.sum() > 0:
+            assert got == pytest.approx(sklearn_metrics.ndcg_score(y_true, y_score),
+                                        abs=1e-12)
+        got_ap = ml.average_precision(items, grades, None, scores=scores,
+                                      convention="sklearn")
+        if (y_true > 0).any():
+            assert got_ap == pytest.approx(
+                sklearn_metrics.average_precision_score(y_true[0] > 0, scores), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_reordered_path_keeps_every_keyword(seed):
+    """scores= with ties='input'/'best' re-orders the list, then the keywords apply."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 10))
+    items = [f"i{j}" for j in range(n)]
+    scores = [float(x) for x in rng.permutation(n)]               # no ties
+    order = [items[j] for j in np.argsort(-np.array(scores), kind="stable")]
+    grades = {item: int(rng.integers(0, 4)) for item in items if rng.random() < 0.6}
+    grades.setdefault("extra", 2)
+    for ties in ("input", "best"):
+        kw = {"judged_only": True, "truncate": 4}
+        assert ml.average_precision(items, grades, 5, scores=scores, ties=ties, **kw) == \
+            ml.average_precision(order, grades, 5, **kw)
+        kw = {"min_grade": 2, "judged_only": True, "candidates": "recommended"}
+        assert ml.ndcg_at_k(items, grades, 5, scores=scores, ties=ties, **kw) == \
+            pytest.approx(ml.ndcg_at_k(order, grades, 5, **kw), nan_ok=True)
