@@ -573,3 +573,16 @@ def test_keywords_reproduce_the_peers(case, corpus):
                                    equal_nan=True, err_msg=f"{peer} {metric} k={k}")
         n_rows += len(rows)
     assert n_rows > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_threads_give_identical_results_with_the_keywords(seed, monkeypatch):
+    import sys
+    module = sys.modules["metrics_lib.evaluate"]
+    monkeypatch.setattr(module, "_MIN_ROWS_PER_THREAD", 5)   # chunks on small tables
+    conv = dict(random_conventions(200 + seed), denominator="k", ideal="k")
+    recs, truth = random_tables(200 + seed)
+    metrics = CUT_METRICS + ["rprec", "num_rel_ret"]
+    one = evaluate(recs, truth, metrics, **conv)
+    three = evaluate(recs, truth, metrics, n_jobs=3, **conv)
+    pd.testing.assert_frame_equal(one, three, check_exact=True)
