@@ -27,6 +27,7 @@ from .ranking import (
     dcg_at_k,
     f1_at_k,
     hit_at_k,
+    hit_count_at_k,
     mean_average_precision,
     mean_reciprocal_rank,
     ndcg_at_k,
@@ -67,6 +68,18 @@ from .interleaving import (
 )
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
+from .conventions import PEERS, convention_metrics, convention_table, describe_convention
+from .conventions import with_convention as _with_convention
+
+# the per-list functions take convention= too (metrics_lib/conventions.py)
+precision_at_k = _with_convention(precision_at_k)
+recall_at_k = _with_convention(recall_at_k)
+f1_at_k = _with_convention(f1_at_k)
+hit_at_k = _with_convention(hit_at_k)
+reciprocal_rank = _with_convention(reciprocal_rank)
+average_precision = _with_convention(average_precision)
+dcg_at_k = _with_convention(dcg_at_k)
+ndcg_at_k = _with_convention(ndcg_at_k)
 from .trec import read_trec_qrels, read_trec_run
 from .trec_measures import (
     bpref,
@@ -100,6 +113,7 @@ __all__ = [
     "recall_at_k",
     "f1_at_k",
     "hit_at_k",
+    "hit_count_at_k",
     "reciprocal_rank",
     "average_precision",
     "dcg_at_k",
@@ -121,6 +135,10 @@ __all__ = [
     # many users from two tables (batch evaluation, TREC files)
     "evaluate",
     "parse_metric",
+    # other libraries' conventions, by name (evaluate(..., convention=peer))
+    "describe_convention",
+    "convention_metrics",
+    "convention_table",
     "read_trec_run",
     "read_trec_qrels",
     # ratings

@@ -299,21 +299,38 @@ class UserTable:
             keep &= self.hit_pos <= k
         return self.hit_user[keep], self.hit_pos[keep]
 
-    def binary(self, kind: str, k: int | None, level: float, denominator: str):
-        """Values of a binary-relevance metric and the mask of empty users."""
+    def binary(self, kind: str, k: int | None, level: float, denominator: str, *,
+               precision_denominator: str = "k", recall_denominator: str = "relevant",
+               truncated: bool = False):
+        """Values of a binary-relevance metric and the mask of empty users.
+
+        ``truncated``: the lists were cut to a fixed length beforehand
+        (``evaluate(truncate=...)``); every hit of the cut list counts and
+        ``k`` only enters the denominators.
+        """
         # P@k divides by k as given; everything else compares positions with
         # k, where any k beyond int64 means "the whole list"
         cutoff = self.list_len.astype(np.float64) if k is None else float(k)
         k = _fit_int64(k)
         n_rel = self.n_relevant(level)
-        users, pos = self._selected(k, level)
+        users, pos = self._selected(None if truncated else k, level)
         hits = np.bincount(users, minlength=self.n_users).astype(np.float64)
         values = np.zeros(self.n_users, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
+            if kind == "count":  # num_rel_ret@k, never empty
+                return hits, None
             if kind == "precision":
+                if precision_denominator == "min_k":
+                    cutoff = np.minimum(cutoff, n_rel)
+                elif precision_denominator == "retrieved":
+                    cutoff = np.minimum(cutoff, self.list_len)
                 values = np.where(cutoff > 0, hits / cutoff, 0.0)
             elif kind == "recall":
-                values = hits / n_rel
+                if recall_denominator == "min_k":
+                    divisor = np.minimum(cutoff, n_rel)
+                    values = np.where(divisor > 0, hits / divisor, 0.0)
+                else:
+                    values = hits / n_rel
             elif kind == "f1":
                 values = np.where(hits > 0, 2.0 * hits / (cutoff + n_rel), 0.0)
             elif kind == "hit":
@@ -329,6 +346,8 @@ class UserTable:
                 elif denominator == "min_k":
                     divisor = (n_rel.astype(np.float64) if k is None
                                else np.minimum(n_rel, k).astype(np.float64))
+                elif denominator == "k":  # the front end makes sure k is given
+                    divisor = cutoff
                 else:
                     divisor = hits
                 values = np.where(hits > 0, sums / divisor, 0.0)
@@ -365,8 +384,8 @@ class UserTable:
         return np.bincount(users, weights=self._gain(grades, gain, shift)
                            / self._discount(pos, log_base), minlength=self.n_users)
 
-    def dcg(self, k, gain, log_base):
-        k = _fit_int64(k)
+    def dcg(self, k, gain, log_base, truncated=False):
+        k = None if truncated else _fit_int64(k)
         with np.errstate(over="ignore"):  # an overflow is reported just below
             values = self._dcg(k, gain, log_base)
         if not np.all(np.isfinite(values)):
@@ -467,10 +486,21 @@ class UserTable:
         return np.bincount(users, weights=gains[grades] * (table[end] - table[start]),
                            minlength=self.n_users)
 
-    def ndcg(self, k, gain, log_base, ideal):
+    def ndcg(self, k, gain, log_base, ideal, truncated=False):
+        """NDCG values and empty users; ``truncated`` as in :meth:`binary`."""
         k = _fit_int64(k)
         shift = self._user_shift(gain)
-        dcg = self._dcg(k, gain, log_base, shift)
+        dcg = self._dcg(None if truncated else k, gain, log_base, shift)
+        if ideal == "k":
+            # k items of the user's highest grade (RecTools' ideal; the front
+            # end makes sure k is given)
+            top = np.zeros(self.n_users)
+            np.maximum.at(top, self.truth_code, self.truth_grade)
+            weight = float(self._discount_table(k, log_base)[-1])
+            ideal_dcg = self._gain(top, gain, shift) * weight
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = np.where(ideal_dcg > 0, dcg / ideal_dcg, 0.0)
+            return values, ~self.has_positive
         ideal_dcg = (self._ideal_by_counting(k, gain, log_base)
                      if ideal == "judged" and shift is None else None)
         if ideal_dcg is not None:

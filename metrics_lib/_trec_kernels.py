@@ -97,7 +97,7 @@ class TrecTable:
             self._relevant_rows(level)[0], minlength=self.n_users))
 
     # -- the measures ------------------------------------------------------
-    def measure(self, kind, param, level):
+    def measure(self, kind, param, level, cut=None):
         """``(values, empty_users)`` of one measure over the chunk's users.
 
         ``empty_users`` (users with no relevant judgement) is ``None`` for the
@@ -112,18 +112,23 @@ class TrecTable:
         if kind == "num_rel_ret":
             return self.n_relevant_retrieved(level).astype(np.float64), None
         if kind == "rprec":
-            return self.rprec(level), empty_users
+            return self.rprec(level, cut), empty_users
         if kind == "bpref":
             return self.bpref(level), empty_users
         if kind == "iprec_at_recall":
             return self.iprec(float(param), level), empty_users
         raise ValueError(f"unknown trec_eval measure {kind!r}")  # pragma: no cover
 
-    def rprec(self, level):
-        """Relevant items in the top R, over R (0 when R = 0)."""
+    def rprec(self, level, cut=None):
+        """Relevant items in the top R, over R (0 when R = 0).
+
+        ``cut``: only the top ``min(cut, R)`` ranks count (the list cut at
+        ``cut`` first; Recommenders' ``r_precision_at_k``).
+        """
         n_rel = self.n_relevant(level)
         users, pos = self._relevant_rows(level)
-        in_top_r = np.bincount(users[pos <= n_rel[users]], minlength=self.n_users)
+        depth = n_rel[users] if cut is None else np.minimum(n_rel[users], cut)
+        in_top_r = np.bincount(users[pos <= depth], minlength=self.n_users)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(n_rel > 0, in_top_r / n_rel, 0.0)
 

@@ -15,7 +15,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
 
 import numpy as np
 
-EMPTY_POLICIES = ("zero", "nan", "raise")
+EMPTY_POLICIES = ("zero", "nan", "one", "raise")
 
 
 def check_choice(name: str, value, choices: Sequence[str]) -> str:
@@ -235,6 +235,8 @@ def handle_empty(empty: str, what: str) -> float:
         return 0.0
     if empty == "nan":
         return math.nan
+    if empty == "one":  # torchmetrics empty_target_action="pos"; sklearn zero_division=1
+        return 1.0
     raise ValueError(f"{what}, and empty='raise' was requested")
 
 
@@ -638,4 +640,99 @@ def check_int_array(name: str, values, *, low: int = 0, high: int | None = None,
         at = tuple(int(i) for i in np.argwhere(out)[0])
         raise ValueError(f"{name} must lie in [{low}, {high}); got {array[at]} at index "
                          f"{at[0] if len(at) == 1 else at}")
+    return array
+
+
+# -- convention keywords of the ranking metrics (issue 12) -------------------
+
+def check_gain(gain, choices: Sequence[str]):
+    """A gain name from ``choices``, or a mapping grade -> gain as sorted pairs.
+
+    A mapping comes back as a tuple of ``(grade, gain)`` float pairs sorted by
+    grade (hashable, so that it can travel in an options dict); grades and
+    gains must be finite reals, gains non-negative, and no grade may appear
+    twice once written as a float.
+    """
+    if isinstance(gain, str):
+        return check_choice("gain", gain, choices)
+    if not isinstance(gain, Mapping):
+        options = ", ".join(repr(c) for c in choices)
+        raise TypeError(f"gain must be one of {options} or a mapping {{grade: gain}}; "
+                        f"got {type(gain).__name__} {gain!r}")
+    if not gain:
+        raise ValueError("gain is an empty mapping: give the gain of every judged grade")
+    pairs = {}
+    for grade, value in gain.items():
+        key = check_real("a grade (key) of the gain mapping", grade)
+        if key in pairs:
+            raise ValueError(f"the gain mapping lists grade {grade!r} twice")
+        pairs[key] = check_real(f"the gain of grade {grade!r}", value, low=0)
+    return tuple(sorted(pairs.items()))
+
+
+def check_min_grade(min_grade) -> float | None:
+    """``None`` or a finite real: grades below it count as 0 in DCG and NDCG."""
+    if min_grade is None:
+        return None
+    return check_real("min_grade", min_grade)
+
+
+def check_truncate(truncate) -> int | None:
+    """``None`` or a positive integer: the number of items each list keeps."""
+    return check_k(truncate, name="truncate")
+
+
+def check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {type(value).__name__} "
+                        f"{value!r}")
+    return bool(value)
+
+
+def check_scores(scores, n: int, name: str = "scores") -> np.ndarray:
+    """Scores parallel to a list of ``n`` items: a 1-D array copy, finite.
+
+    Integer scores stay int64 (float64 would merge those above 2**53);
+    every other real dtype becomes float64, which keeps float32 scores that
+    are equal equal (and unequal ones unequal).
+    """
+    if isinstance(scores, (str, bytes, Mapping)) or np.isscalar(scores):
+        raise TypeError(f"{name} must be a 1-D sequence of numbers, one per "
+                        f"recommended item; got {type(scores).__name__}")
+    array = np.array(scores)  # a copy: the input is never modified
+    if array.dtype.kind == "O" and array.size and all(
+            isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+            for value in array.ravel().tolist()):
+        try:
+            array = np.array(scores, dtype=np.int64)
+        except OverflowError:
+            raise ValueError(f"{name} holds integers beyond the int64 range; "
+                             "pass them as floats or rescale them") from None
+    if array.dtype.kind == "b":
+        raise TypeError(f"{name} must be numbers, not booleans")
+    if array.dtype.kind in "USVcmM" or (array.dtype.kind == "O" and not all(
+            isinstance(value, numbers.Real) and not isinstance(value, bool)
+            for value in array.ravel().tolist())):
+        raise TypeError(f"{name} must contain only real numbers (no text, "
+                        "booleans or complex numbers)")
+    if array.dtype.kind == "u":
+        if array.size and array.max() >= 2**63:
+            raise ValueError(f"{name} holds integers beyond the int64 range")
+        array = array.astype(np.int64)
+    elif array.dtype.kind == "i":
+        array = array.astype(np.int64)
+    else:
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must contain only real numbers") from None
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")
+    if array.size != n:
+        raise ValueError(f"{name} must have one score per recommended item: "
+                         f"got {array.size} scores for {n} items")
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+        bad = int(np.flatnonzero(~np.isfinite(array))[0])
+        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+                         f"index {bad}")
     return array

@@ -137,7 +137,7 @@ def precision(y_true, y_pred, *, empty="zero"):
         Actual labels.
     y_pred : sequence of {0, 1}
         Predicted labels.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when nothing is predicted positive (0/0); ``"zero"`` matches
         scikit-learn's ``zero_division=0``.
 
@@ -154,8 +154,8 @@ def precision(y_true, y_pred, *, empty="zero"):
     -----
     The undefined case (no predicted positive) follows the same ``empty``
     policy as every ranking metric in this package; scikit-learn's
-    ``zero_division=0`` is ``empty="zero"`` and ``zero_division=np.nan``
-    is ``empty="nan"``.
+    ``zero_division=0`` is ``empty="zero"``, ``zero_division=np.nan``
+    is ``empty="nan"`` and ``zero_division=1.0`` is ``empty="one"``.
 
     References
     ----------
@@ -183,7 +183,7 @@ def recall(y_true, y_pred, *, empty="zero"):
         Actual labels.
     y_pred : sequence of {0, 1}
         Predicted labels.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when there is no actual positive (0/0).
 
     Returns
@@ -226,7 +226,7 @@ def f1_score(y_true, y_pred, *, empty="zero"):
         Actual labels.
     y_pred : sequence of {0, 1}
         Predicted labels.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when there is neither an actual nor a predicted positive.
 
     Returns

@@ -16,8 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
-                       segment_argsort)
+from ._kernels import (UserTable, block_starts, grade_levels, in_block_order,
+                       lookup_grades, segment_argsort)
+from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
+                           refuse_unknown_options, refuse_unsupported,
+                           reorder_hits, tie_starts)
 from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
 from ._validation import (
     check_choice,
@@ -25,18 +28,30 @@ from ._validation import (
     check_frame_columns,
     check_id_column,
     check_k,
+    check_bool,
+    check_gain,
+    check_min_grade,
     check_n_jobs,
     check_relevance_level,
+    check_truncate,
     check_same_id_kind,
     check_value_column,
     _as_python_id as _plain,
 )
-from .ranking import AP_DENOMINATORS, GAINS, IDEALS, _check_log_base
+from .ranking import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEAL_K_MAX, IDEALS,
+                      PRECISION_DENOMINATORS,
+                      RECALL_DENOMINATORS, _check_log_base, gain_grades)
 
 __all__ = ["evaluate", "parse_metric", "TIES", "MISSING_POLICIES"]
 
+# Fixed orders of equal scores (the tie-breaking rules)...
 TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input")
+# ...and every accepted value of ties=: those plus the modes that do not
+# depend on the order inside a tie group (metrics_lib/_tie_kernels.py).
+ALL_TIES = TIES + TIE_MODES
 MISSING_POLICIES = ("zero", "skip")
+UNJUDGED_POLICIES = ("skip", "empty")
+NO_HIT_POLICIES = ("zero", "nan")
 
 # metric kind -> accepted spellings (lower case). trec_eval names are accepted
 # too, so that a trec_eval command line translates word for word.
@@ -62,7 +77,7 @@ _REFUSED = {
     "hits": ("'hits' is ambiguous: ranx's hits@k (ranx/metrics/hits.py, hits()) "
              "counts the relevant items in the top k, while this library's hit@k is "
              "1 if any of them is relevant and 0 otherwise. Use 'hit@k' for the "
-             "0/1 hit rate, or precision@k times k for ranx's count"),
+             "0/1 hit rate, or 'num_rel_ret@k' for ranx's count"),
 }
 _KIND = {alias: kind for kind, aliases in _ALIASES.items() for alias in aliases}
 _NAME = re.compile(r"^(?P<name>[a-z0-9_-]+?)(?:(?:@|_cut_|_)(?P<k>[0-9]+))?$")
@@ -70,7 +85,9 @@ _NAME = re.compile(r"^(?P<name>[a-z0-9_-]+?)(?:(?:@|_cut_|_)(?P<k>[0-9]+))?$")
 # parameter is a recall level in [0, 1], not a cut-off.
 _IPREC = re.compile(r"^iprec_at_recall(?:_|@)(?P<level>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$")
 # Kinds whose name takes no cut-off (a whole-list measure or a count).
-_NO_CUTOFF = ("rprec", "bpref", "num_ret", "num_rel", "num_rel_ret")
+# (num_rel_ret@k counts the relevant items in the top k, ranx's hits@k;
+# rprec@k cuts the list at k first, Recommenders' r_precision_at_k.)
+_NO_CUTOFF = ("bpref", "num_ret", "num_rel")
 
 
 def parse_metric(name: str) -> tuple[str, int | float | None]:
@@ -88,7 +105,10 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         ``rprec`` (``r_precision``, ``r-precision``), ``bpref``, ``num_ret``,
         ``num_rel``, ``num_rel_ret``; and ``iprec_at_recall_<level>``
         (``iprec_at_recall_0.50``, also ``iprec_at_recall@0.5``), whose
-        parameter is a recall level in ``[0, 1]``.
+        parameter is a recall level in ``[0, 1]``. Two of them also take a
+        cut-off: ``num_rel_ret@k``, the number of relevant items in the top
+        k (ranx's ``hits@k``), and ``rprec@k``, R-precision of the list cut
+        at k (Microsoft Recommenders ``r_precision_at_k``).
 
     Returns
     -------
@@ -105,6 +125,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     ``ranx/metrics/hits.py``, ``hits()``) counts the relevant items in the
     top k, while this library's ``"hit@k"`` is 1 if there is one and 0
     otherwise; accepting the plural would give a number of the other meaning.
+    ranx's count is ``"num_rel_ret@k"`` here (trec_eval's ``num_rel_ret``
+    cut at k; per list, :func:`hit_count_at_k`).
 
     ``"map@k"`` is average precision cut at ``k`` (trec_eval ``map_cut_k``);
     its denominator is chosen by ``evaluate(..., denominator=...)``, not by
@@ -126,6 +148,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     (('ndcg', 10), ('ap', None), ('precision', 5))
     >>> parse_metric("Rprec"), parse_metric("iprec_at_recall_0.50")
     (('rprec', None), ('iprec_at_recall', 0.5))
+    >>> parse_metric("num_rel_ret@10")
+    ('num_rel_ret', 10)
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings; got {type(name).__name__} "
@@ -193,7 +217,10 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              score_col="score", rank_col=None, relevance_col="relevance",
              relevance_level=1, denominator="relevant", gain="linear",
              ideal="judged", log_base=2, empty="zero", missing="zero",
-             ties="item_desc", n_jobs=1):
+             ties="item_desc", n_jobs=1, precision_denominator="k",
+             recall_denominator="relevant", min_grade=None, judged_only=False,
+             unjudged="skip", truncate=None, no_hit="zero", candidates="all",
+             convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -245,31 +272,48 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         row of ``truth`` a relevant item of grade 1.
     relevance_level : float, default=1
         Minimum grade that counts as relevant for the binary metrics
-        (precision, recall, f1, hit, mrr, map). NDCG and DCG use the grades.
-    denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
-        AP denominator, see :func:`average_precision`.
-    gain : {"linear", "exponential"}, default="linear"
-        DCG gain, see :func:`dcg_at_k`.
-    ideal : {"judged", "retrieved"}, default="judged"
-        NDCG ideal list, see :func:`ndcg_at_k`.
+        (precision, recall, f1, hit, mrr, map). NDCG and DCG use the grades
+        (``gain="binary"`` uses this level too).
+    denominator : {"relevant", "min_k", "retrieved", "k"}, default="relevant"
+        AP denominator, see :func:`average_precision` (``"k"`` needs a
+        cut-off in every ``map`` metric asked for).
+    gain : {"linear", "exponential", "binary"} or mapping, default="linear"
+        DCG gain, see :func:`dcg_at_k`: ``"binary"`` is 1 for a grade at or
+        above ``relevance_level``; a mapping ``{grade: gain}`` must give a
+        gain for every grade of ``truth``.
+    ideal : {"judged", "retrieved", "k"}, default="judged"
+        NDCG ideal list, see :func:`ndcg_at_k` (``"k"`` needs a cut-off in
+        every ``ndcg`` metric asked for).
     log_base : float, default=2
         Base of the DCG discount.
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Value for a user with nothing relevant (DCG and the counts
-        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty).
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` are never empty): 0, ``nan``,
+        1 (``"one"``: torchmetrics 1.9.0 ``empty_target_action="pos"``,
+        ``retrieval/base.py``, ``RetrievalMetric.compute``), or a
+        ``ValueError``.
     missing : {"zero", "skip"}, default="zero"
         Users in ``truth`` without any recommendation are scored on an empty
         list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
         trec_eval's default).
-    ties : {"item_desc", "item_asc", "numeric_desc", "numeric_asc", "input"}, \
-default="item_desc"
+    ties : {"item_desc", "item_asc", "numeric_desc", "numeric_asc", "input", \
+"average", "block", "best", "worst"}, default="item_desc"
         Order of items with equal score (or rank). ``"item_desc"``:
         trec_eval's rule, the item ids compared *as text* (``str(id)`` as
         UTF-8 bytes), descending, so ``9`` comes before ``10`` (see Notes);
         ``"item_asc"``: the same text order, ascending; ``"numeric_desc"`` /
         ``"numeric_asc"``: integer ids compared by value (strings still as
         text); ``"input"``: the order of the rows of ``recommendations`` (a
-        stable sort).
+        stable sort). Four modes do not depend on any order of equal
+        scores: ``"average"`` (the expectation over all orders of every tie
+        group, in closed form; scikit-learn ``ndcg_score`` for NDCG),
+        ``"block"`` (every tied item gets the group's last rank;
+        scikit-learn ``average_precision_score`` for AP), ``"best"`` /
+        ``"worst"`` (higher grades first / last inside each tie group: the
+        bounds over all tie orders). They are defined in the notes of
+        :mod:`metrics_lib.ranking`; a metric a mode does not define
+        (``"block"`` with DCG/NDCG, ``"average"``/``"block"`` with bpref,
+        iprec_at_recall or ``ideal="retrieved"``) raises ``ValueError``.
     n_jobs : int, default=1
         Number of threads for the join and the metrics: the users are split
         into ``n_jobs`` contiguous chunks of about equal numbers of rows,
@@ -278,6 +322,64 @@ default="item_desc"
         ``n_jobs=1``. Inputs of fewer than 100,000 recommendation rows (50,000
         per thread) run in the calling thread. Dask input ignores it: Dask
         schedules the partitions itself.
+    precision_denominator : {"k", "min_k", "retrieved"}, default="k"
+        Denominator of ``precision@k``, see :func:`precision_at_k`:
+        ``k``, ``min(k, |R|)`` (RecTools ``Precision(r_precision=True)``) or
+        ``min(k, list length)`` (torchmetrics ``adaptive_k=True``). ``f1``
+        keeps ``k``.
+    recall_denominator : {"relevant", "min_k"}, default="relevant"
+        Denominator of ``recall@k``, see :func:`recall_at_k`.
+    min_grade : float or None, default=None
+        NDCG and DCG: grades below it count as 0, see :func:`dcg_at_k`
+        (ranx ``ndcg@k-l2`` is ``min_grade=2``).
+    judged_only : bool, default=False
+        Remove the recommendations that ``truth`` does not judge (for that
+        user) before ranks are counted, for every metric: condensed lists
+        (trec_eval ``-J``, ir-measures ``judged_only=True``).
+    unjudged : {"skip", "empty"}, default="skip"
+        Users with recommendations but no row in ``truth``: left out
+        (trec_eval), or scored as users with nothing relevant, whose value
+        ``empty`` then sets (torchmetrics 1.9.0
+        ``empty_target_action="neg"`` is ``unjudged="empty"`` with
+        ``empty="zero"``; ``retrieval/base.py``, ``RetrievalMetric.compute``).
+    truncate : int or None, default=None
+        Cut every list to its first ``truncate`` items and count the hits in
+        all of them, whatever the metric's ``k``, which then only enters
+        denominators and ideal lists (Microsoft Recommenders 1.2.1
+        ``relevancy_method="by_threshold"``, ``threshold=truncate``; see
+        :func:`precision_at_k`).
+    no_hit : {"zero", "nan"}, default="zero"
+        Value of a user who has something relevant but whose metric is 0
+        because no relevant item (no positive gain, for NDCG) lies in the
+        part of the list the metric scores: 0, or ``nan`` so that a later
+        ``mean()`` leaves the user out. Microsoft Recommenders 1.2.1
+        ``r_precision_at_k`` averages only over the users with a relevant
+        item in their top ``min(k, |R|)``: ``rprec@k`` with
+        ``no_hit="nan"``. The counts and ``dcg`` never change.
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in each
+        user's list (before ``truncate``), as a peer does that scores only
+        the items it is given: torchmetrics 1.9.0 retrieval metrics and
+        scikit-learn's ranking functions fed the recommended items. Recall,
+        R-precision, AP and the ideal DCG then count the relevant items of
+        the list only, and a user none of whose listed items is judged has
+        nothing relevant (``empty`` decides).
+    convention : str or None, default=None
+        Compute every metric as another library does: ``"trec_eval"``,
+        ``"pytrec_eval"``, ``"ranx"``, ``"recommenders"``, ``"recbole"``,
+        ``"torchmetrics"``, ``"sklearn"``, ``"rectools"`` or
+        ``"ir_measures"`` (see :func:`describe_convention`). The metric
+        names may then be that library's own (``"ndcg_burges@10"`` for ranx,
+        ``"RetrievalMAP@10"`` for torchmetrics), with its options in call
+        syntax (``"MAP(divide_by_k=True)@10"`` for RecTools) or this
+        library's names (the library's metric of that kind). The preset sets
+        every convention keyword for each metric; a metric the library does
+        not define is refused. Keywords left at their defaults here are the
+        preset's; a keyword given another value must agree with the preset,
+        unless it stands for one of the library's own options (trec_eval's
+        ``relevance_level``, torchmetrics' ``empty``, ...), which it then
+        sets. The keywords used are in ``result.attrs["convention"]``.
+        pandas input only.
 
     Returns
     -------
@@ -308,17 +410,25 @@ default="item_desc"
         (and ``hits@k``, whose meaning differs between libraries: see
         :func:`parse_metric`), a ``dcg`` with exponential gain beyond the
         float64 range, or a user with nothing relevant under
-        ``empty="raise"``.
+        ``empty="raise"``; a convention keyword with an unknown value,
+        ``denominator="k"`` or ``ideal="k"`` with a metric that has no
+        cut-off, a ``gain`` mapping that lacks a grade of ``truth`` or gives
+        a negative gain, ``truncate`` below 1; with ``convention``, an
+        unknown library, a metric it does not define or a keyword that
+        contradicts its preset.
     TypeError
         A table that is not a DataFrame, non-numeric scores or grades, float
         ids, a column mixing ids of different types, id columns of different
-        kinds in the two tables, or an ``n_jobs`` that is not an integer
-        (``ValueError`` if it is 0 or below -1).
+        kinds in the two tables, an ``n_jobs`` that is not an integer
+        (``ValueError`` if it is 0 or below -1), a ``gain`` that is neither a
+        name nor a mapping, a ``judged_only`` that is not a bool, a
+        ``min_grade`` or ``truncate`` that is not a number.
 
     See Also
     --------
     ndcg_at_k, average_precision, reciprocal_rank, precision_at_k :
         the per-list definitions that every value equals.
+    describe_convention : the keywords of ``convention=``.
     read_trec_run, read_trec_qrels : load TREC files into the two tables.
 
     Notes
@@ -426,8 +536,20 @@ default="item_desc"
     │ 3    ┆ 0.0         ┆ 0.0 ┆ 0.0    │
     └──────┴─────────────┴─────┴────────┘
     """
+    if convention is not None:
+        given = dict(locals())
+        from .conventions import _evaluate_with_convention
+
+        return _evaluate_with_convention(evaluate, given)
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
+    options.update(_check_conventions(
+        options["metrics"], precision_denominator=precision_denominator,
+        recall_denominator=recall_denominator, min_grade=min_grade,
+        judged_only=judged_only, unjudged=unjudged, truncate=truncate,
+        no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
+        candidates=candidates))
+    _refuse_expectation_combinations(options)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over
     # their numpy buffers (metrics_lib/_frames.py); the result goes back to
@@ -486,17 +608,106 @@ def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col
 
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
                    empty, missing, ties) -> dict:
+    parsed = _parse_metrics(metrics)
+    for name, kind, _ in parsed:
+        refuse_unsupported(ties, kind, ideal=ideal, name=name)
     return {
-        "metrics": _parse_metrics(metrics),
+        "metrics": parsed,
         "relevance_level": check_relevance_level(relevance_level),
         "denominator": check_choice("denominator", denominator, AP_DENOMINATORS),
-        "gain": check_choice("gain", gain, GAINS),
+        "gain": check_gain(gain, GAINS),
         "ideal": check_choice("ideal", ideal, IDEALS),
         "log_base": _check_log_base(log_base),
         "empty": check_empty(empty),
         "missing": check_choice("missing", missing, MISSING_POLICIES),
-        "ties": check_choice("ties", ties, TIES),
+        "ties": check_choice("ties", ties, ALL_TIES),
     }
+
+
+def _check_conventions(metrics, *, precision_denominator, recall_denominator,
+                       min_grade, judged_only, unjudged, truncate, no_hit,
+                       denominator, ideal, gain, candidates) -> dict:
+    """The convention keywords of issue 12, checked against the metrics asked for."""
+    for name, kind, k in metrics:
+        if k is None and kind == "ap" and denominator == "k":
+            raise ValueError(f"metric {name!r}: denominator='k' divides by the "
+                             "cut-off; ask for 'map@k'")
+        if k is None and kind == "ndcg" and ideal == "k":
+            raise ValueError(f"metric {name!r}: ideal='k' is an ideal list of k "
+                             "items; ask for 'ndcg@k'")
+        if kind == "ndcg" and ideal == "k" and k > IDEAL_K_MAX:
+            raise ValueError(f"metric {name!r}: ideal='k' builds an ideal list of k "
+                             f"items, so k may be at most {IDEAL_K_MAX}")
+    min_grade = check_min_grade(min_grade)
+    return {
+        "precision_denominator": check_choice("precision_denominator",
+                                              precision_denominator,
+                                              PRECISION_DENOMINATORS),
+        "recall_denominator": check_choice("recall_denominator", recall_denominator,
+                                           RECALL_DENOMINATORS),
+        "min_grade": min_grade,
+        "judged_only": check_bool("judged_only", judged_only),
+        "unjudged": check_choice("unjudged", unjudged, UNJUDGED_POLICIES),
+        "truncate": check_truncate(truncate),
+        "no_hit": check_choice("no_hit", no_hit, NO_HIT_POLICIES),
+        "candidates": check_choice("candidates", candidates, CANDIDATES),
+        # NDCG and DCG then run on transformed grades (see gain_grades)
+        "gain_transform": min_grade is not None or gain not in ("linear", "exponential"),
+    }
+
+
+def _refuse_expectation_combinations(options) -> None:
+    """ties='average' / 'block' with a keyword of issue 12 that their kernels lack.
+
+    The expectation kernels (metrics_lib/_tie_kernels.py) and the convention
+    keywords were written side by side; until the kernels take those keywords,
+    a combination is refused rather than computed without the keyword.
+    """
+    mode = options["ties"]
+    if mode not in EXPECTATION_MODES:
+        return
+    unsupported = []
+    for key, neutral in (("precision_denominator", "k"), ("recall_denominator", "relevant"),
+                         ("min_grade", None), ("judged_only", False), ("truncate", None),
+                         ("no_hit", "zero")):
+        if options[key] != neutral:
+            unsupported.append(f"{key}={options[key]!r}")
+    if options["denominator"] == "k":
+        unsupported.append("denominator='k'")
+    if options["ideal"] == "k":
+        unsupported.append("ideal='k'")
+    if options["gain_transform"] and options["min_grade"] is None:
+        unsupported.append(f"gain={options['gain']!r}")
+    for name, kind, k in options["metrics"]:
+        if kind in ("num_rel_ret", "rprec") and k is not None:
+            unsupported.append(f"metric {name!r}")
+    if unsupported:
+        raise ValueError(f"ties={mode!r} is not available with "
+                         f"{', '.join(unsupported)} (not implemented yet); use "
+                         "ties='best' / ties='worst' for the bounds, or a fixed order")
+
+
+def _reshape_lists(lengths, hit_rows, hit_grades, judged_only, truncate):
+    """Block layout of the condensed (``judged_only``) and truncated lists.
+
+    Only the judged rows carry information, so both operations act on the
+    block lengths and on the positions of the judged rows: condensing keeps
+    just those rows (each user's new length is their count), truncating
+    drops the rows past ``truncate`` and caps the lengths.
+    """
+    if judged_only:
+        owner = np.searchsorted(block_starts(lengths), hit_rows, side="right") - 1
+        lengths = np.bincount(owner, minlength=lengths.size).astype(np.int64)
+        hit_rows = np.arange(hit_rows.size, dtype=np.int64)
+    if truncate is not None:
+        starts = block_starts(lengths)
+        owner = np.searchsorted(starts, hit_rows, side="right") - 1
+        offset = hit_rows - starts[owner]
+        keep = offset < truncate
+        lengths = np.minimum(lengths, truncate)
+        hit_rows = block_starts(lengths)[owner[keep]] + offset[keep]
+        hit_grades = hit_grades[keep]
+    return lengths, hit_rows, hit_grades
 
 
 def _common_ints(a: np.ndarray, b: np.ndarray):
@@ -760,23 +971,61 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
            "values": {}}
     if dup_row >= 0 or dup_truth >= 0:
         return out
+    if options["candidates"] == "recommended":
+        # the judgements of listed items only: exactly the joined rows
+        truth_code = np.searchsorted(block_starts(lengths), hit_rows, side="right") - 1
+        grades = hit_grades
+    mode = options["ties"]
+    if mode in TIE_MODES:  # tie groups of this chunk's rows (see _tie_kernels)
+        first = options["tie_first"][row_offset:row_offset + rec_keys.size]
+        if mode in EXPECTATION_MODES:
+            refuse_unknown_options(mode, options)
+            groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
+                               grades, n_users)
+            for name, kind, k in options["metrics"]:
+                out["values"][name] = groups.measure(mode, kind, k, options)
+            return out
+        hit_rows, hit_grades = reorder_hits(first, hit_rows, hit_grades, mode)
+    truncate = options["truncate"]
+    if options["judged_only"] or truncate is not None:
+        lengths, hit_rows, hit_grades = _reshape_lists(
+            lengths, hit_rows, hit_grades, options["judged_only"], truncate)
     table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users,
                       levels=levels)
+    gain, gain_table = options["gain"], table
+    if options["gain_transform"] and any(kind in ("ndcg", "dcg")
+                                         for _, kind, _ in options["metrics"]):
+        # NDCG and DCG of the transformed grades (binary, a gain map, min_grade)
+        args = (gain, options["relevance_level"], options["min_grade"])
+        hit_gains, gain = gain_grades(hit_grades, None, *args)
+        truth_gains, _ = gain_grades(grades, None, *args)
+        gain_table = UserTable(lengths, hit_rows, hit_gains, truth_code, truth_gains,
+                               n_users, levels=options["gain_levels"])
     trec = (TrecTable(table.list_len, lengths, hit_rows, hit_grades, truth_code,
                       grades, n_users)
             if any(kind in TREC_KINDS for _, kind, _ in options["metrics"]) else None)
     del hit_rows, hit_grades
+    truncated = truncate is not None
     for name, kind, k in options["metrics"]:
-        if kind in TREC_KINDS:
+        if kind == "num_rel_ret" and k is not None:
+            values, empty_users = table.binary("count", k, options["relevance_level"],
+                                               "relevant", truncated=truncated)
+        elif kind == "rprec" and k is not None:
+            values, empty_users = trec.measure(kind, None, options["relevance_level"],
+                                               cut=None if truncated else k)
+        elif kind in TREC_KINDS:
             values, empty_users = trec.measure(kind, k, options["relevance_level"])
         elif kind == "dcg":
-            values, empty_users = table.dcg(k, options["gain"], options["log_base"]), None
+            values, empty_users = gain_table.dcg(k, gain, options["log_base"],
+                                                 truncated=truncated), None
         elif kind == "ndcg":
-            values, empty_users = table.ndcg(k, options["gain"], options["log_base"],
-                                             options["ideal"])
+            values, empty_users = gain_table.ndcg(k, gain, options["log_base"],
+                                                  options["ideal"], truncated=truncated)
         else:
-            values, empty_users = table.binary(kind, k, options["relevance_level"],
-                                               options["denominator"])
+            values, empty_users = table.binary(
+                kind, k, options["relevance_level"], options["denominator"],
+                precision_denominator=options["precision_denominator"],
+                recall_denominator=options["recall_denominator"], truncated=truncated)
         out["values"][name] = (values, empty_users)
     return out
 
@@ -833,7 +1082,9 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     if order is not None:
         rec_keys, values = rec_keys[order], values[order]
     del order
-    ties = options["ties"]
+    # The tie modes of _tie_kernels do not depend on the order inside a tie
+    # group: any order will do, and the input order costs least.
+    ties = "input" if options["ties"] in TIE_MODES else options["ties"]
     descending = rank_col is None
     tie_key = _tie_key(item_kind, ties, rec_keys, decode_item)
     if not in_block_order(values, descending, tie_key, ties, lengths):
@@ -855,13 +1106,23 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
             del sort_keys
         del primary
         rec_keys = rec_keys[within]
+        if options["ties"] in TIE_MODES:
+            values = values[within]
         del within
+    if options["ties"] in TIE_MODES:
+        options = dict(options, tie_first=tie_starts(values, lengths))
     del values, tie_key
 
     # 4. Join and per-user values, by contiguous chunks of users (one per
     #    thread). Every user's values depend on that user's rows only, so
     #    chunking cannot change them.
     levels = grade_levels(grades)
+    if options["gain_transform"]:
+        # checks every grade against a gain map, and fixes the levels of the
+        # transformed grades once for all chunks
+        options = dict(options, gain_levels=grade_levels(gain_grades(
+            grades, None, options["gain"], options["relevance_level"],
+            options["min_grade"])[0]))
     chunks = _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades,
                            n_extra=len(extra_users), n_jobs=n_jobs)
     if len(chunks) == 1:
@@ -893,11 +1154,15 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     selected = np.bincount(truth_code, minlength=n_users) > 0
     if options["missing"] == "skip":
         selected[block_users.size:] = False
+    if options["unjudged"] == "empty":  # users only in recommendations
+        selected[:block_users.size] = True
     columns = {}
     for name, kind, k in options["metrics"]:
         result = _concat([part["values"][name][0] for part in parts])
         empty_users = (None if kind == "dcg" or kind in NEVER_EMPTY
                        else _concat([part["values"][name][1] for part in parts]))
+        if empty_users is not None and options["no_hit"] == "nan":
+            result[(result == 0.0) & ~empty_users] = np.nan
         if empty_users is not None:
             empty_users &= selected
             if empty_users.any():
@@ -907,7 +1172,8 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                             else "no item at or above relevance_level")
                     raise ValueError(f"{name}: user {user!r} has {what}, and "
                                      "empty='raise' was requested")
-                result[empty_users] = 0.0 if options["empty"] == "zero" else np.nan
+                result[empty_users] = {"zero": 0.0, "one": 1.0}.get(options["empty"],
+                                                                     np.nan)
         columns[name] = result[selected]
     del parts
 

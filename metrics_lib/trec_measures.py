@@ -29,7 +29,9 @@ import math
 import numpy as np
 
 from ._validation import (
+    check_choice,
     check_empty,
+    check_k,
     check_parallel_lists,
     check_real,
     check_real_array,
@@ -38,6 +40,7 @@ from ._validation import (
     check_relevant,
     handle_empty,
 )
+from .ranking import _condensed
 
 __all__ = [
     "r_precision",
@@ -56,6 +59,14 @@ IPREC_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: trec_eval's ``MIN_GEO_MEAN`` (trec_eval.h): the floor of a value before its log
 #: in a geometric mean, so that one query with AP 0 does not make gm_map 0.
 GM_FLOOR = 0.00001
+
+
+def _tied_call(*args, **kwargs):
+    # imported late: ranking imports nothing from here, but keep the module
+    # importable on its own
+    from .ranking import _tied_call as tied_call
+
+    return tied_call(*args, **kwargs)
 
 
 def _judged(recommended, relevant, relevance_level):
@@ -85,7 +96,9 @@ def lround(x: float) -> int:
     return int(whole) + (1 if x - whole >= 0.5 else 0)  # x - floor(x) is exact
 
 
-def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
+def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
+                no_hit="zero", judged_only=False, truncate=None, candidates="all",
+                scores=None, ties="input"):
     """Precision at rank R, where R is the number of relevant items (``Rprec``).
 
     ``Rprec = |relevant items in the top R| / R`` with
@@ -103,11 +116,40 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
         Relevant ids (grade 1 each), or judged ids with their grades. Any
         finite grade is accepted; a grade below ``relevance_level``
         (negative ones included) is not relevant.
+    k : int or None, default=None
+        Cut the list at ``k`` first, so that only the top ``min(k, R)`` ranks
+        count; the denominator stays R (Microsoft Recommenders 1.2.1
+        ``recommenders/evaluation/python_evaluation.py``,
+        ``r_precision_at_k``: it keeps the hits of ``get_top_k_items(k)``
+        whose rank is at most the user's number of relevant items, and
+        divides by that number). ``None``: trec_eval's ``Rprec``.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant: ``0.0`` (trec_eval), ``nan``, or a
         ``ValueError``.
+    no_hit : {"zero", "nan"}, default="zero"
+        Result when items are relevant but none is in the ranks counted.
+        ``"nan"`` reproduces Recommenders' ``r_precision_at_k``, whose mean
+        leaves such users out (its per-user ratio is an empty group divided
+        by the user's count, ``nan``, which ``Series.mean`` skips).
+    judged_only : bool, default=False
+        Remove the unjudged items from the list first (trec_eval ``-J``).
+    truncate : int or None, default=None
+        Cut the list to its first ``truncate`` items instead of ``k``
+        (Recommenders ``relevancy_method="by_threshold"``).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"``: only the judgements of listed items count, so R
+        is the number of relevant items in the list (torchmetrics 1.9.0
+        ``RetrievalRPrecision`` given the recommended items only), see
+        :func:`precision_at_k`.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` is the expected
+        number of relevant items in the top R over all tie orders, over R.
 
     Returns
     -------
@@ -123,7 +165,24 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
     trec_eval 10.0, ``m_Rprec.c``, ``te_calc_Rprec``: it looks at the first
     ``min(num_ret, R)`` ranks and divides the relevant ones by R. The
     :func:`evaluate` metric ``"rprec"`` (aliases ``"r_precision"``,
-    ``"r-precision"``) computes the same value per user.
+    ``"r-precision"``) computes the same value per user, and ``"rprec@k"``
+    the value with a cut-off (``evaluate(no_hit="nan")`` for ``no_hit``).
+
+    The peers: ranx 0.3.21 ``r-precision`` (``ranx/metrics/r_precision.py``,
+    ``_r_precision``: ``_precision`` at ``k = R``) and ir-measures 0.4.3
+    ``Rprec`` (trec_eval through pytrec_eval) are the default.
+    torchmetrics 1.9.0 ``RetrievalRPrecision``
+    (``torchmetrics/functional/retrieval/r_precision.py``,
+    ``retrieval_r_precision``) counts R over the items it is given, so it is
+    the default only when every judged item is among them; given the
+    recommended items alone, its R is the number of relevant items *in the
+    list* (pass ``relevant`` restricted to ``recommended`` to reproduce it).
+
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
 
     References
     ----------
@@ -131,6 +190,9 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
        Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
        Information Retrieval*, MIT Press, 2005.
     .. [2] trec_eval 10.0, measure ``Rprec``, https://github.com/usnistgov/trec_eval
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
 
     Examples
     --------
@@ -140,16 +202,37 @@ def r_precision(recommended, relevant, *, relevance_level=1, empty="zero"):
     >>> r_precision(["a"], {"a": 2, "b": 1, "z": 0})  # R = 2, list of 1
     0.5
     """
+    def score(ranked):
+        return r_precision(ranked, relevant, k, relevance_level=relevance_level,
+                           empty=empty, no_hit=no_hit, judged_only=judged_only,
+                           truncate=truncate, candidates=candidates)
+
+    options = {"relevance_level": relevance_level, "empty": empty, "no_hit": no_hit,
+               "judged_only": judged_only, "truncate": truncate, "candidates": candidates}
+    if k is not None:  # a cut-off: the closed forms of average/block do not take one
+        options["k"] = k
+    tied = _tied_call(score, "r_precision", "rprec", recommended, relevant, None,
+                      scores, ties, options, allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
+    k = check_k(k)
     check_empty(empty)
+    check_choice("no_hit", no_hit, ("zero", "nan"))
+    items, truncate, grades = _condensed(items, grades, judged_only, truncate,
+                                         candidates)
     n_rel = _n_relevant(grades, level)
     if n_rel == 0:
         return _no_relevant(empty)
-    hits = int(_relevant_flags(items[:n_rel], grades, level).sum())
+    depth = n_rel if k is None or truncate is not None else min(k, n_rel)
+    hits = int(_relevant_flags(items[:depth], grades, level).sum())
+    if hits == 0 and no_hit == "nan":
+        return math.nan
     return hits / n_rel
 
 
-def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
+def bpref(recommended, relevant, *, relevance_level=1, empty="zero",
+          scores=None, ties="input"):
     """Binary preference: how often judged relevant items precede judged non-relevant ones.
 
     With R relevant items (grade ``>= relevance_level``) and N judged
@@ -178,8 +261,15 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
         retrieved.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
-    empty : {"zero", "nan", "raise"}, default="zero"
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` and ``"block"``
+        are refused (no closed form here).
 
     Returns
     -------
@@ -223,6 +313,14 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero"):
     >>> bpref(["e", "a", "x", "b", "c"], grades)
     0.75
     """
+    def score(ranked):
+        return bpref(ranked, relevant, relevance_level=relevance_level, empty=empty)
+
+    tied = _tied_call(score, "bpref", "bpref", recommended, relevant, None,
+                      scores, ties, {"relevance_level": relevance_level, "empty": empty},
+                      allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     check_empty(empty)
     n_rel = _n_relevant(grades, level)
@@ -258,7 +356,8 @@ def _check_recall_levels(recall_levels) -> np.ndarray:
 
 
 def interpolated_precision(recommended, relevant, recall_levels=None, *,
-                           relevance_level=1):
+                           relevance_level=1,
+                           scores=None, ties="input"):
     """Interpolated precision at recall levels (``iprec_at_recall``).
 
     For a recall level ``p`` the target is the ``c``-th relevant item with
@@ -286,6 +385,13 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
         own, in the order given.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant (trec_eval ``-l``).
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better); the list
+        is then sorted by them, stably, and equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
+        All but ``"input"`` need ``scores``. ``"average"`` and ``"block"``
+        are refused (no closed form here).
 
     Returns
     -------
@@ -325,6 +431,15 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
     >>> interpolated_precision(ranking, {"a", "b", "c", "d"}, [0.0, 0.5, 0.75, 1.0]).round(4)
     array([1.    , 0.6667, 0.5   , 0.    ])
     """
+    def score(ranked):
+        return interpolated_precision(ranked, relevant, recall_levels,
+                                      relevance_level=relevance_level)
+
+    tied = _tied_call(score, "interpolated_precision", "iprec_at_recall", recommended,
+                      relevant, None, scores, ties, {"relevance_level": relevance_level},
+                      allow_negative=True)
+    if tied is not None:
+        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     levels = _check_recall_levels(recall_levels)
     n_rel = _n_relevant(grades, level)

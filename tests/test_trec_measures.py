@@ -527,7 +527,7 @@ def test_parse_metric_names(name, parsed):
 
 @pytest.mark.parametrize("name, message", [
     ("gm_map", "floored_geometric_mean"), ("bpref@10", "no cut-off"),
-    ("rprec_5", "no cut-off"), ("num_rel_ret@3", "no cut-off"),
+    ("num_ret_5", "no cut-off"), ("num_rel@3", "no cut-off"),
     ("iprec_at_recall", "recall level"), ("iprec_at_recall_1.5", r"\[0, 1\]"),
 ])
 def test_parse_metric_refusals(name, message):

@@ -1,0 +1,80 @@
+"""metrics_lib with each peer's preset reproduces the peers' own per-user values.
+
+The golden values (``benchmarks/peers/golden/*.csv``) were computed by the peers
+themselves on a seeded corpus (``benchmarks/peers/corpus/``); regenerate them with
+``bash benchmarks/peers/run_all.sh`` (its README). For every (peer, metric,
+options, k) group this test runs ``evaluate(..., convention=<peer>)`` and
+compares every user's value (1e-9; 1e-6 for torchmetrics, which computes in
+float32):
+
+- on the tied corpus and the untied one where the preset says the peer's order
+  of tied scores is reproducible;
+- on the untied corpus only where it is not (ranx, RecBole, torchmetrics,
+  scikit-learn's ``ignore_ties=True``);
+- a group that is not reproduced must be in ``reproduce.ALLOWED`` with its
+  reason, and a listed group that is reproduced fails too (stale entry).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "peers"))
+
+import reproduce  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def results():
+    return reproduce.check_all()
+
+
+@pytest.mark.parametrize("peer", reproduce.PEER_FILES)
+def test_peer_goldens_reproduced(results, peer):
+    mine = [r for r in results if r[0] == peer]
+    assert mine, f"no golden rows for {peer}"
+    problems, entry_fails = [], {}
+    for _peer, metric, options, k, reached, expected, reason, message in mine:
+        ok = reached == "tied" or (reached == "untied" and expected == "untied")
+        if reason is not None:
+            key = reproduce._entry(peer, metric, options)
+            entry_fails[key] = entry_fails.get(key, False) or not ok
+        elif not ok:
+            problems.append(f"{metric} {options} k={k}: {reached}, expected {expected}: "
+                            f"{message}")
+    for key, fails in entry_fails.items():
+        if not fails:
+            problems.append(f"allow-list entry {key} covers only groups that are "
+                            "reproduced: remove it")
+    assert not problems, f"{peer}:\n" + "\n".join(problems)
+
+
+def test_every_group_is_checked(results):
+    """Every golden group is classified: nothing is skipped silently."""
+    n_groups = len(reproduce.groups())
+    assert len(results) == n_groups
+    entries = reproduce.manifest()
+    assert len(entries) == n_groups
+
+
+def test_a_wrong_preset_is_caught():
+    """The comparison can fail: ranx's ndcg with trec_eval's exponential gain differs."""
+    peer, metric, options, k, rows = next(
+        g for g in reproduce.groups() if g[0] == "ranx" and g[1] == "ndcg@10")
+    ok, _ = reproduce.compare(peer, "ndcg_burges@10", options, k, rows, "untied")
+    assert not ok
+
+
+def test_trec_eval_preset_on_untied_scores():
+    """trec_eval 10.0 compares scores as doubles, pytrec_eval (the golden) as floats:
+    the "trec_eval" preset must agree wherever no two scores are float32-equal."""
+    bad = []
+    for peer, metric, options, k, rows in reproduce.groups():
+        if peer == "trec_eval":
+            ok, message = reproduce.compare(peer, metric, options, k, rows, "untied",
+                                            preset="trec_eval")
+            if not ok:
+                bad.append(f"{metric} {options} k={k}: {message}")
+    assert not bad, "\n".join(bad)
