@@ -408,3 +408,15 @@ def test_pre_period(world):
     assert many["clicks"].sum() / many["impressions"].sum() == pytest.approx(p[0], rel=0.1)
     with pytest.raises(ValueError):
         world.pre_period([world.n_users])
+
+
+def test_attraction_draws_follow_the_item(world):
+    # with every rank examined, a click depends on (user, item) only: reversing the
+    # list reverses the clicks
+    users = np.arange(world.n_users)
+    lists = np.argsort(np.random.default_rng(8).random((users.size, world.n_items)),
+                       axis=1)[:, :10]
+    ca = world.position_based_clicks(users, lists, position_bias=0.0, seed=13)
+    cr = world.position_based_clicks(users, lists[:, ::-1], position_bias=0.0, seed=13)
+    np.testing.assert_array_equal(ca, cr[:, ::-1])
+    assert ca.any()
