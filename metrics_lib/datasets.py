@@ -145,6 +145,12 @@ class SimulatedWorld:
         Click probabilities at which the grade goes up by one.
     n_days, sessions_per_user, session_size, seed :
         The settings the interactions were drawn with.
+    user_activity : ndarray of shape (n_users,)
+        Each user's offset on the click logit (read-only; all 0 unless
+        ``user_activity_scale`` was set): some users click more than others
+        whatever they are shown, in every period.
+    user_activity_scale : float
+        Standard deviation the offsets were drawn with.
     """
 
     user_factors: np.ndarray
@@ -161,12 +167,17 @@ class SimulatedWorld:
     sessions_per_user: float
     session_size: int
     seed: int
+    user_activity: np.ndarray = None
+    user_activity_scale: float = 0.0
     _grade_cut: np.ndarray = field(init=False)
 
     def __post_init__(self):
         logits = (np.log(np.array(self.grade_thresholds))
                   - np.log1p(-np.array(self.grade_thresholds)))
         object.__setattr__(self, "_grade_cut", _readonly(logits))
+        if self.user_activity is None:
+            object.__setattr__(self, "user_activity",
+                               _readonly(np.zeros(self.user_factors.shape[0])))
 
     # -- sizes and splits ---------------------------------------------------
     @property
@@ -273,7 +284,8 @@ class SimulatedWorld:
         Returns
         -------
         ndarray of float
-            ``sigmoid(preference_strength * affinity + baseline_logit)``, in
+            ``sigmoid(preference_strength * affinity + baseline_logit
+            + user_activity[u])``, in
             the broadcast shape.
 
         See Also
@@ -290,7 +302,9 @@ class SimulatedWorld:
         ((2, 3), True)
         """
         a = self.true_affinity(users, items)
-        return _sigmoid(self.preference_strength * a + self.baseline_logit)
+        u, _ = self._indices(users, items)
+        return _sigmoid(self.preference_strength * a + self.baseline_logit
+                        + self.user_activity[u])
 
     def click_probability_matrix(self, users=None) -> np.ndarray:
         """True click probabilities of users (rows) for every item (columns).
@@ -318,7 +332,8 @@ class SimulatedWorld:
             if rows.ndim != 1:
                 raise ValueError(f"users must be one-dimensional; got shape {rows.shape}")
         logits = self.user_factors[rows] @ self.item_factors.T + self.item_appeal
-        return _sigmoid(self.preference_strength * logits + self.baseline_logit)
+        return _sigmoid(self.preference_strength * logits + self.baseline_logit
+                        + self.user_activity[rows][:, None])
 
     def true_grade(self, users, items) -> np.ndarray:
         """Exact graded relevance (0 .. len(grade_thresholds)) of pairs.
@@ -341,8 +356,9 @@ class SimulatedWorld:
         >>> int(world.true_grade(0, 0)) in (0, 1, 2, 3)
         True
         """
+        u, _ = self._indices(users, items)
         logit = (self.preference_strength * self.true_affinity(users, items)
-                 + self.baseline_logit)
+                 + self.baseline_logit + self.user_activity[u])
         # compare on the logit scale: no rounding at the edges of the sigmoid
         return (logit[..., None] >= self._grade_cut).sum(axis=-1).astype(np.int64)
 
@@ -667,16 +683,25 @@ class SimulatedWorld:
                          grade_thresholds=self.grade_thresholds, n_days=self.n_days,
                          test_start=self.test_start,
                          sessions_per_user=self.sessions_per_user,
-                         session_size=self.session_size, seed=seed)
+                         session_size=self.session_size, seed=seed,
+                         activity_scale=self.user_activity_scale, activity_stream=1)
 
 
 def _populate(rng, n_users, item_factors, item_appeal, item_exposure, *,
               preference_strength, baseline_logit, grade_thresholds, n_days,
-              test_start, sessions_per_user, session_size, seed) -> SimulatedWorld:
+              test_start, sessions_per_user, session_size, seed,
+              activity_scale=0.0, activity_stream=0) -> SimulatedWorld:
     """Draw users, their sessions and clicks for fixed items."""
     n_items, n_factors = item_factors.shape
     scale = n_factors ** -0.25  # so that x_u . y_i has variance 1
     user_factors = rng.normal(0.0, scale, size=(n_users, n_factors))
+    # A separate stream, so that worlds without activity offsets keep every number
+    # they had before the option existed.
+    if activity_scale > 0:
+        activity = activity_scale * np.random.default_rng(
+            [seed, 4 + activity_stream]).normal(size=n_users)
+    else:
+        activity = np.zeros(n_users)
 
     # Sessions: at least one per user, Poisson extra ones, on uniform days.
     n_sessions = 1 + rng.poisson(sessions_per_user - 1.0, size=n_users)
@@ -703,6 +728,8 @@ def _populate(rng, n_users, item_factors, item_appeal, item_exposure, *,
         sessions_per_user=float(sessions_per_user),
         session_size=int(session_size),
         seed=int(seed),
+        user_activity=_readonly(activity),
+        user_activity_scale=float(activity_scale),
     )
     p = world.true_click_probability(shown_user, shown_item)
     clicked = rng.random(p.size) < p
@@ -722,7 +749,7 @@ def _populate(rng, n_users, item_factors, item_appeal, item_exposure, *,
         rows = np.arange(start, min(start + _CHUNK, n_users))
         logit = (preference_strength
                  * (user_factors[rows] @ item_factors.T + item_appeal)
-                 + baseline_logit)
+                 + baseline_logit + activity[rows][:, None])
         grade = np.zeros(logit.shape, dtype=np.int64)
         for cut in world._grade_cut:
             grade += logit >= cut
@@ -741,7 +768,7 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
                    preference_strength=2.5, baseline_logit=-4.0,
                    grade_thresholds=(0.1, 0.25, 0.5), n_days=100,
                    test_fraction=0.2, sessions_per_user=10.0, session_size=20,
-                   seed=0) -> SimulatedWorld:
+                   user_activity_scale=0.0, seed=0) -> SimulatedWorld:
     """Simulate users, items, biased exposure, clicks and exact relevance.
 
     Parameters
@@ -774,6 +801,12 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
     session_size : int, default=20
         Items shown per session (drawn with replacement from the exposure
         law).
+    user_activity_scale : float, default=0.0
+        Standard deviation (>= 0) of a per-user offset ``o_u`` added to the
+        click logit: heavy and light clickers, the same in every period, so
+        that pre-period activity (:meth:`SimulatedWorld.pre_period`) predicts
+        the experiment's outcome as in real platforms. 0 (the default) keeps
+        the world exactly as without the option.
     seed : int, default=0
         Seed; the same arguments and seed give the same world.
 
@@ -800,9 +833,11 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
     1, and the appeal is :math:`N(0, \\text{appeal\\_scale}^2)`. The click
     probability of a shown item is
 
-    .. math:: p(u, i) = \\sigma\\big(s\\,(x_u^\\top y_i + b_i) + c\\big)
+    .. math:: p(u, i) = \\sigma\\big(s\\,(x_u^\\top y_i + b_i) + c + o_u\\big)
 
-    with ``s = preference_strength`` and ``c = baseline_logit``. Clicks
+    with ``s = preference_strength``, ``c = baseline_logit`` and the user
+    offset :math:`o_u \\sim N(0, \\text{user\\_activity\\_scale}^2)` (0 by
+    default). Clicks
     depend on taste; *which* items get the chance to be clicked depends on
     exposure. Observed popularity therefore mixes appeal with the platform's
     bias, as in real logs.
@@ -849,6 +884,7 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
     test_fraction = check_open_unit("test_fraction", test_fraction)
     sessions_per_user = check_real("sessions_per_user", sessions_per_user, low=1)
     session_size = check_k(session_size, "session_size", allow_none=False)
+    user_activity_scale = check_real("user_activity_scale", user_activity_scale, low=0)
     seed = _check_seed(seed)
 
     rng = np.random.default_rng([seed, 0])
@@ -870,7 +906,7 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
                      baseline_logit=baseline_logit, grade_thresholds=grade_thresholds,
                      n_days=n_days, test_start=test_start,
                      sessions_per_user=sessions_per_user, session_size=session_size,
-                     seed=seed)
+                     seed=seed, activity_scale=user_activity_scale)
 
 
 # -- a stochastic logging policy ----------------------------------------------

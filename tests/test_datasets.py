@@ -420,3 +420,39 @@ def test_attraction_draws_follow_the_item(world):
     cr = world.position_based_clicks(users, lists[:, ::-1], position_bias=0.0, seed=13)
     np.testing.assert_array_equal(ca, cr[:, ::-1])
     assert ca.any()
+
+
+def test_user_activity_default_changes_nothing(world):
+    assert (world.user_activity == 0).all() and world.user_activity_scale == 0.0
+    # the same world with the option set to 0 explicitly is the same world
+    again = simulate_world(**SMALL, user_activity_scale=0.0, seed=7)
+    pd.testing.assert_frame_equal(world.interactions, again.interactions)
+    # the click model without offsets, written out again
+    logit = (world.preference_strength * (world.user_factors @ world.item_factors.T
+                                          + world.item_appeal) + world.baseline_logit)
+    np.testing.assert_allclose(world.click_probability_matrix(), _logistic(logit))
+
+
+def test_user_activity_makes_pre_period_predictive():
+    active = simulate_world(n_users=1500, n_items=60, n_factors=8, user_activity_scale=1.0,
+                            seed=3)
+    assert active.user_activity.std() == pytest.approx(1.0, rel=0.1)
+    logit = (active.preference_strength * (active.user_factors @ active.item_factors.T
+                                           + active.item_appeal)
+             + active.baseline_logit + active.user_activity[:, None])
+    np.testing.assert_allclose(active.click_probability_matrix(), _logistic(logit))
+    np.testing.assert_allclose(active.true_click_probability([4, 9], [1, 2]),
+                               _logistic(logit[[4, 9], [1, 2]]))
+    users = np.arange(active.n_users)
+    lists = np.tile(np.arange(10), (active.n_users, 1))
+    outcome = active.position_based_clicks(users, lists, seed=2).sum(axis=1)
+    pre = active.pre_period(seed=1)
+    r_active = np.corrcoef(pre["clicks"], outcome)[0, 1]
+    plain = simulate_world(n_users=1500, n_items=60, n_factors=8, seed=3)
+    r_plain = np.corrcoef(plain.pre_period(seed=1)["clicks"],
+                          plain.position_based_clicks(users, lists, seed=2).sum(axis=1))[0, 1]
+    assert r_active > r_plain + 0.1
+    fresh = active.new_users(50, seed=4)
+    assert fresh.user_activity_scale == 1.0 and fresh.user_activity.std() > 0.5
+    with pytest.raises(ValueError, match="user_activity_scale"):
+        simulate_world(n_users=5, n_items=5, user_activity_scale=-1.0)
