@@ -21,7 +21,14 @@ from .counterfactual import (
     slate_ips_estimate,
     snips_estimate,
 )
-from .datasets import MovieLens100K, SimulatedWorld, load_movielens_100k, simulate_world
+from .datasets import (
+    LoggedRankings,
+    MovieLens100K,
+    SimulatedWorld,
+    load_movielens_100k,
+    sample_rankings,
+    simulate_world,
+)
 from .ranking import (
     average_precision,
     dcg_at_k,
@@ -188,6 +195,8 @@ __all__ = [
     # a simulated world with known preferences
     "SimulatedWorld",
     "simulate_world",
+    "LoggedRankings",
+    "sample_rankings",
     # a real data set (fetched from PyPI, not shipped)
     "load_movielens_100k",
     "MovieLens100K",

@@ -48,7 +48,8 @@ import pandas as pd
 from ._movielens import MovieLens100K
 from ._validation import check_k, check_open_unit, check_real
 
-__all__ = ["SimulatedWorld", "simulate_world", "load_movielens_100k", "MovieLens100K"]
+__all__ = ["SimulatedWorld", "simulate_world", "LoggedRankings", "sample_rankings",
+           "load_movielens_100k", "MovieLens100K"]
 
 _CHUNK = 4096  # users per block when a users x items matrix is built
 
@@ -72,6 +73,32 @@ def _check_thresholds(thresholds) -> tuple:
     if any(b <= a for a, b in zip(values, values[1:])):
         raise ValueError(f"grade_thresholds must be strictly increasing; got {values}")
     return values
+
+
+# -- common random numbers ----------------------------------------------------
+# Counter-based uniforms: a hash of (seed, stream, a, b) instead of a sequential
+# generator, so that the draw of user u at rank r (or for item i) is the same
+# whichever other users or lists are simulated in the same call.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def _splitmix64(x):
+    with np.errstate(over="ignore"):
+        z = x + _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+def _keyed_uniform(seed, stream, a, b):
+    """Uniform(0, 1) numbers that depend only on (seed, stream, a, b)."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+    h = _splitmix64(np.full(a.shape, seed, dtype=np.uint64) * np.uint64(4) + np.uint64(stream))
+    h = _splitmix64(h ^ a.astype(np.uint64))
+    h = _splitmix64(h ^ b.astype(np.uint64))
+    return (h >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
 
 
 def _sigmoid(x):
@@ -118,6 +145,12 @@ class SimulatedWorld:
         Click probabilities at which the grade goes up by one.
     n_days, sessions_per_user, session_size, seed :
         The settings the interactions were drawn with.
+    user_activity : ndarray of shape (n_users,)
+        Each user's offset on the click logit (read-only; all 0 unless
+        ``user_activity_scale`` was set): some users click more than others
+        whatever they are shown, in every period.
+    user_activity_scale : float
+        Standard deviation the offsets were drawn with.
     """
 
     user_factors: np.ndarray
@@ -134,12 +167,17 @@ class SimulatedWorld:
     sessions_per_user: float
     session_size: int
     seed: int
+    user_activity: np.ndarray = None
+    user_activity_scale: float = 0.0
     _grade_cut: np.ndarray = field(init=False)
 
     def __post_init__(self):
         logits = (np.log(np.array(self.grade_thresholds))
                   - np.log1p(-np.array(self.grade_thresholds)))
         object.__setattr__(self, "_grade_cut", _readonly(logits))
+        if self.user_activity is None:
+            object.__setattr__(self, "user_activity",
+                               _readonly(np.zeros(self.user_factors.shape[0])))
 
     # -- sizes and splits ---------------------------------------------------
     @property
@@ -246,7 +284,8 @@ class SimulatedWorld:
         Returns
         -------
         ndarray of float
-            ``sigmoid(preference_strength * affinity + baseline_logit)``, in
+            ``sigmoid(preference_strength * affinity + baseline_logit
+            + user_activity[u])``, in
             the broadcast shape.
 
         See Also
@@ -263,7 +302,9 @@ class SimulatedWorld:
         ((2, 3), True)
         """
         a = self.true_affinity(users, items)
-        return _sigmoid(self.preference_strength * a + self.baseline_logit)
+        u, _ = self._indices(users, items)
+        return _sigmoid(self.preference_strength * a + self.baseline_logit
+                        + self.user_activity[u])
 
     def click_probability_matrix(self, users=None) -> np.ndarray:
         """True click probabilities of users (rows) for every item (columns).
@@ -291,7 +332,8 @@ class SimulatedWorld:
             if rows.ndim != 1:
                 raise ValueError(f"users must be one-dimensional; got shape {rows.shape}")
         logits = self.user_factors[rows] @ self.item_factors.T + self.item_appeal
-        return _sigmoid(self.preference_strength * logits + self.baseline_logit)
+        return _sigmoid(self.preference_strength * logits + self.baseline_logit
+                        + self.user_activity[rows][:, None])
 
     def true_grade(self, users, items) -> np.ndarray:
         """Exact graded relevance (0 .. len(grade_thresholds)) of pairs.
@@ -314,8 +356,9 @@ class SimulatedWorld:
         >>> int(world.true_grade(0, 0)) in (0, 1, 2, 3)
         True
         """
+        u, _ = self._indices(users, items)
         logit = (self.preference_strength * self.true_affinity(users, items)
-                 + self.baseline_logit)
+                 + self.baseline_logit + self.user_activity[u])
         # compare on the logit scale: no rounding at the edges of the sigmoid
         return (logit[..., None] >= self._grade_cut).sum(axis=-1).astype(np.int64)
 
@@ -366,6 +409,243 @@ class SimulatedWorld:
         rng = np.random.default_rng(seed)
         return rng.random(p.shape) < p * examine
 
+    def examination_probability(self, n_positions, *, position_bias=1.0):
+        """Probability that a user examines each rank of a list.
+
+        Parameters
+        ----------
+        n_positions : int
+            Length of the list (positive).
+        position_bias : float, default=1.0
+            Exponent ``eta`` of the curve ``r ** -eta`` (>= 0; 0 means every
+            rank is examined).
+
+        Returns
+        -------
+        ndarray of shape (n_positions,)
+            ``e_r = r ** -position_bias`` for ranks ``r = 1 .. n_positions``.
+
+        Notes
+        -----
+        This is the examination curve of the position-based click model used
+        by :meth:`simulate_clicks`, :meth:`position_based_clicks` and
+        :meth:`expected_clicks`; the power law follows the form fitted to
+        eye-tracking and click data by Joachims et al. [1]_.
+
+        References
+        ----------
+        .. [1] T. Joachims, A. Swaminathan and T. Schnabel, "Unbiased
+           learning-to-rank with biased feedback", WSDM 2017.
+
+        Examples
+        --------
+        >>> from metrics_lib import simulate_world
+        >>> world = simulate_world(n_users=20, n_items=30, seed=1)
+        >>> world.examination_probability(4).round(3).tolist()
+        [1.0, 0.5, 0.333, 0.25]
+        """
+        n_positions = check_k(n_positions, "n_positions", allow_none=False)
+        eta = check_real("position_bias", position_bias, low=0)
+        return np.arange(1, n_positions + 1, dtype=float) ** -eta
+
+    def _check_lists(self, users, recommended):
+        u = np.asarray(users)
+        rec = np.asarray(recommended)
+        if u.ndim != 1:
+            raise ValueError(f"users must be one-dimensional; got shape {u.shape}")
+        if rec.ndim != 2 or rec.shape[0] != u.shape[0]:
+            raise ValueError("recommended must have shape (len(users), k); got "
+                             f"{rec.shape} for {u.shape[0]} users")
+        u, rec = self._indices(u[:, None], rec)
+        return u[:, 0], rec
+
+    def expected_clicks(self, users, recommended, *, position_bias=1.0):
+        """Exact click probability of every slot under the position-based model.
+
+        Parameters
+        ----------
+        users : array-like of int, shape (n,)
+            One user per list.
+        recommended : array-like of int, shape (n, k)
+            Item indices in rank order, one row per user.
+        position_bias : float, default=1.0
+            Exponent of the examination curve (see
+            :meth:`examination_probability`).
+
+        Returns
+        -------
+        ndarray of shape (n, k)
+            ``e_r * p(u, i)``: examination of the rank times the true click
+            probability of the item. Its mean is the list's true online CTR
+            per shown slot, without simulation noise.
+
+        Notes
+        -----
+        The position-based model [1]_: a click needs the slot to be examined
+        (probability depending on the rank only) and the item to attract the
+        user (probability depending on the user and the item only), and the
+        two are independent.
+
+        References
+        ----------
+        .. [1] N. Craswell, O. Zoeter, M. Taylor and B. Ramsey, "An
+           experimental comparison of click position-bias models", WSDM 2008.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from metrics_lib import simulate_world
+        >>> world = simulate_world(n_users=20, n_items=30, seed=1)
+        >>> lists = np.tile(np.arange(5), (20, 1))
+        >>> world.expected_clicks(np.arange(20), lists).shape
+        (20, 5)
+        """
+        u, rec = self._check_lists(users, recommended)
+        examine = self.examination_probability(rec.shape[1], position_bias=position_bias)
+        return self.true_click_probability(u[:, None], rec) * examine
+
+    def position_based_clicks(self, users, recommended, *, position_bias=1.0, seed=0):
+        """Clicks under the position-based model with common random numbers.
+
+        Like :meth:`simulate_clicks`, but every random number is tied to what
+        it decides: the examination of rank ``r`` by user ``u`` uses a uniform
+        number keyed by ``(seed, u, r)`` and the attraction of ``u`` to item
+        ``i`` one keyed by ``(seed, u, i)``. Two recommenders shown to the
+        same users with the same seed therefore get identical clicks wherever
+        their lists agree, and differ only through their lists.
+
+        Parameters
+        ----------
+        users : array-like of int, shape (n,)
+            One user per list (a user may appear several times: the draws
+            are then the same, as for the same person seeing two lists).
+        recommended : array-like of int, shape (n, k)
+            Item indices in rank order, one row per user.
+        position_bias : float, default=1.0
+            Exponent of the examination curve ``r ** -position_bias``.
+        seed : int, default=0
+            Seed of the click noise (non-negative).
+
+        Returns
+        -------
+        ndarray of bool, shape (n, k)
+            ``True`` where the user clicked: ``U_exam(u, r) < e_r`` and
+            ``U_attr(u, i) < p(u, i)``.
+
+        Notes
+        -----
+        Common random numbers (the same noise for every system compared) are
+        the standard variance-reduction device of simulation studies [1]_;
+        keying the numbers by unit (a counter-based generator, here a
+        SplitMix64 hash [2]_) keeps them common when the lists differ. Each
+        slot is clicked with probability ``e_r * p(u, i)``
+        (:meth:`expected_clicks`), the position-based model [3]_. Within a
+        list the same item never appears twice, so the attraction draws of a
+        list are independent.
+
+        References
+        ----------
+        .. [1] A. M. Law, *Simulation Modeling and Analysis*, 5th ed.,
+           McGraw-Hill, 2015, section 11.2 (common random numbers).
+        .. [2] G. L. Steele, D. Lea and C. H. Flood, "Fast splittable
+           pseudorandom number generators", OOPSLA 2014.
+        .. [3] N. Craswell, O. Zoeter, M. Taylor and B. Ramsey, "An
+           experimental comparison of click position-bias models", WSDM 2008.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from metrics_lib import simulate_world
+        >>> world = simulate_world(n_users=20, n_items=30, seed=1)
+        >>> users = np.arange(20)
+        >>> a = np.tile(np.arange(5), (20, 1))
+        >>> b = a.copy(); b[:, 4] = 7          # the lists differ in the last slot only
+        >>> ca = world.position_based_clicks(users, a, seed=3)
+        >>> cb = world.position_based_clicks(users, b, seed=3)
+        >>> bool((ca[:, :4] == cb[:, :4]).all())
+        True
+        """
+        seed = _check_seed(seed)
+        u, rec = self._check_lists(users, recommended)
+        examine = self.examination_probability(rec.shape[1], position_bias=position_bias)
+        ranks = np.arange(rec.shape[1])[None, :]
+        u_exam = _keyed_uniform(seed, 1, u[:, None], ranks)
+        u_attr = _keyed_uniform(seed, 2, u[:, None], rec)
+        p = self.true_click_probability(u[:, None], rec)
+        return (u_exam < examine) & (u_attr < p)
+
+    def pre_period(self, users=None, *, sessions_per_user=None, seed=0):
+        """Clicks and impressions of users in a period before an experiment.
+
+        Each user has ``1 + Poisson(sessions_per_user - 1)`` sessions; each
+        session shows ``session_size`` items drawn from the platform's
+        exposure law (``item_exposure``), and the user clicks each with the
+        true click probability, as in the world's own history. The counts
+        are the covariate of CUPED: they share the user's taste with the
+        experiment's outcome but not its random noise.
+
+        Parameters
+        ----------
+        users : array-like of int, optional
+            Users (default: all), one row each in the result.
+        sessions_per_user : float, optional
+            Mean sessions per user (>= 1); default: the world's.
+        seed : int, default=0
+            Seed (non-negative). A user's counts depend on the seed and the
+            user only, not on which other users are asked for.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``user``, ``impressions``, ``clicks`` (int64), one row per
+            requested user in the given order.
+
+        Notes
+        -----
+        The regression adjustment of Deng et al. [1]_ removes from the
+        experiment metric the part predicted by a pre-experiment covariate;
+        the more the two correlate, the more variance is removed.
+
+        References
+        ----------
+        .. [1] A. Deng, Y. Xu, R. Kohavi and T. Walker, "Improving the
+           sensitivity of online controlled experiments by utilizing
+           pre-experiment data", WSDM 2013.
+
+        Examples
+        --------
+        >>> from metrics_lib import simulate_world
+        >>> world = simulate_world(n_users=20, n_items=30, seed=1)
+        >>> pre = world.pre_period(seed=5)
+        >>> list(pre.columns), len(pre)
+        (['user', 'impressions', 'clicks'], 20)
+        >>> bool((pre["clicks"] <= pre["impressions"]).all())
+        True
+        """
+        seed = _check_seed(seed)
+        if users is None:
+            u = np.arange(self.n_users)
+        else:
+            u, _ = self._indices(users, 0)
+            if u.ndim != 1:
+                raise ValueError(f"users must be one-dimensional; got shape {u.shape}")
+        mean = (self.sessions_per_user if sessions_per_user is None
+                else check_real("sessions_per_user", sessions_per_user, low=1))
+        impressions = np.zeros(u.size, dtype=np.int64)
+        clicks = np.zeros(u.size, dtype=np.int64)
+        cumulative = np.cumsum(self.item_exposure)
+        for row, user in enumerate(u):
+            # one generator per (seed, user): the same user gets the same history
+            rng = np.random.default_rng([seed, 2, int(user)])
+            n_shown = (1 + rng.poisson(mean - 1.0)) * self.session_size
+            items = np.minimum(np.searchsorted(cumulative, rng.random(n_shown), side="right"),
+                               self.n_items - 1)
+            p = self.true_click_probability(user, items)
+            impressions[row] = n_shown
+            clicks[row] = int((rng.random(n_shown) < p).sum())
+        return pd.DataFrame({"user": u.astype(np.int64), "impressions": impressions,
+                             "clicks": clicks})
+
     def new_users(self, n_users, seed):
         """A fresh population of users for the same items and platform.
 
@@ -403,16 +683,25 @@ class SimulatedWorld:
                          grade_thresholds=self.grade_thresholds, n_days=self.n_days,
                          test_start=self.test_start,
                          sessions_per_user=self.sessions_per_user,
-                         session_size=self.session_size, seed=seed)
+                         session_size=self.session_size, seed=seed,
+                         activity_scale=self.user_activity_scale, activity_stream=1)
 
 
 def _populate(rng, n_users, item_factors, item_appeal, item_exposure, *,
               preference_strength, baseline_logit, grade_thresholds, n_days,
-              test_start, sessions_per_user, session_size, seed) -> SimulatedWorld:
+              test_start, sessions_per_user, session_size, seed,
+              activity_scale=0.0, activity_stream=0) -> SimulatedWorld:
     """Draw users, their sessions and clicks for fixed items."""
     n_items, n_factors = item_factors.shape
     scale = n_factors ** -0.25  # so that x_u . y_i has variance 1
     user_factors = rng.normal(0.0, scale, size=(n_users, n_factors))
+    # A separate stream, so that worlds without activity offsets keep every number
+    # they had before the option existed.
+    if activity_scale > 0:
+        activity = activity_scale * np.random.default_rng(
+            [seed, 4 + activity_stream]).normal(size=n_users)
+    else:
+        activity = np.zeros(n_users)
 
     # Sessions: at least one per user, Poisson extra ones, on uniform days.
     n_sessions = 1 + rng.poisson(sessions_per_user - 1.0, size=n_users)
@@ -439,6 +728,8 @@ def _populate(rng, n_users, item_factors, item_appeal, item_exposure, *,
         sessions_per_user=float(sessions_per_user),
         session_size=int(session_size),
         seed=int(seed),
+        user_activity=_readonly(activity),
+        user_activity_scale=float(activity_scale),
     )
     p = world.true_click_probability(shown_user, shown_item)
     clicked = rng.random(p.size) < p
@@ -458,7 +749,7 @@ def _populate(rng, n_users, item_factors, item_appeal, item_exposure, *,
         rows = np.arange(start, min(start + _CHUNK, n_users))
         logit = (preference_strength
                  * (user_factors[rows] @ item_factors.T + item_appeal)
-                 + baseline_logit)
+                 + baseline_logit + activity[rows][:, None])
         grade = np.zeros(logit.shape, dtype=np.int64)
         for cut in world._grade_cut:
             grade += logit >= cut
@@ -477,7 +768,7 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
                    preference_strength=2.5, baseline_logit=-4.0,
                    grade_thresholds=(0.1, 0.25, 0.5), n_days=100,
                    test_fraction=0.2, sessions_per_user=10.0, session_size=20,
-                   seed=0) -> SimulatedWorld:
+                   user_activity_scale=0.0, seed=0) -> SimulatedWorld:
     """Simulate users, items, biased exposure, clicks and exact relevance.
 
     Parameters
@@ -510,6 +801,12 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
     session_size : int, default=20
         Items shown per session (drawn with replacement from the exposure
         law).
+    user_activity_scale : float, default=0.0
+        Standard deviation (>= 0) of a per-user offset ``o_u`` added to the
+        click logit: heavy and light clickers, the same in every period, so
+        that pre-period activity (:meth:`SimulatedWorld.pre_period`) predicts
+        the experiment's outcome as in real platforms. 0 (the default) keeps
+        the world exactly as without the option.
     seed : int, default=0
         Seed; the same arguments and seed give the same world.
 
@@ -536,9 +833,11 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
     1, and the appeal is :math:`N(0, \\text{appeal\\_scale}^2)`. The click
     probability of a shown item is
 
-    .. math:: p(u, i) = \\sigma\\big(s\\,(x_u^\\top y_i + b_i) + c\\big)
+    .. math:: p(u, i) = \\sigma\\big(s\\,(x_u^\\top y_i + b_i) + c + o_u\\big)
 
-    with ``s = preference_strength`` and ``c = baseline_logit``. Clicks
+    with ``s = preference_strength``, ``c = baseline_logit`` and the user
+    offset :math:`o_u \\sim N(0, \\text{user\\_activity\\_scale}^2)` (0 by
+    default). Clicks
     depend on taste; *which* items get the chance to be clicked depends on
     exposure. Observed popularity therefore mixes appeal with the platform's
     bias, as in real logs.
@@ -585,6 +884,7 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
     test_fraction = check_open_unit("test_fraction", test_fraction)
     sessions_per_user = check_real("sessions_per_user", sessions_per_user, low=1)
     session_size = check_k(session_size, "session_size", allow_none=False)
+    user_activity_scale = check_real("user_activity_scale", user_activity_scale, low=0)
     seed = _check_seed(seed)
 
     rng = np.random.default_rng([seed, 0])
@@ -606,7 +906,304 @@ def simulate_world(n_users=1000, n_items=500, n_factors=16, *, popularity_bias=1
                      baseline_logit=baseline_logit, grade_thresholds=grade_thresholds,
                      n_days=n_days, test_start=test_start,
                      sessions_per_user=sessions_per_user, session_size=session_size,
-                     seed=seed)
+                     seed=seed, activity_scale=user_activity_scale)
+
+
+# -- a stochastic logging policy ----------------------------------------------
+@dataclass(frozen=True, eq=False, repr=False)
+class LoggedRankings:
+    """Lists sampled by a stochastic logging policy, with their propensities.
+
+    Made by :func:`sample_rankings`. Row ``i`` is one user's (or context's)
+    list.
+
+    Attributes
+    ----------
+    lists : ndarray of int, shape (n, k)
+        The sampled lists, item indices in rank order (read-only).
+    propensities : ndarray of float, shape (n, k)
+        Marginal probability that the logged item of each slot is shown at
+        that position, :math:`\\pi_0(a_{ij} \\text{ at } j)` (read-only).
+    slate_propensities : ndarray of float, shape (n,)
+        Probability of each whole logged list, in its order (read-only).
+    epsilon : float
+        Share of lists drawn uniformly at random.
+    pool : int or None
+        Size of the shuffled candidate pool (``None``: the greedy order).
+    n_items : int
+        Number of items.
+    """
+
+    lists: np.ndarray
+    propensities: np.ndarray
+    slate_propensities: np.ndarray
+    epsilon: float
+    pool: object
+    n_items: int
+    _eligible: np.ndarray = field(repr=False)
+    _in_pool: object = field(repr=False)
+    _greedy: np.ndarray = field(repr=False)
+
+    @property
+    def k(self) -> int:
+        """Length of every list."""
+        return int(self.lists.shape[1])
+
+    def __repr__(self) -> str:
+        return (f"LoggedRankings(n={self.lists.shape[0]}, k={self.k}, "
+                f"n_items={self.n_items}, epsilon={self.epsilon}, pool={self.pool})")
+
+    def _check_items(self, items):
+        idx = np.asarray(items)
+        if idx.shape != self.lists.shape:
+            raise ValueError(f"items must have the shape of lists {self.lists.shape}; "
+                             f"got {idx.shape}")
+        if idx.dtype == bool or not np.issubdtype(idx.dtype, np.integer):
+            raise TypeError(f"items must hold integer indices; got dtype {idx.dtype}")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n_items):
+            raise ValueError(f"items must lie in 0 .. {self.n_items - 1}")
+        return idx.astype(np.int64)
+
+    def marginals(self, items):
+        """Logging probability of given items at given positions.
+
+        Parameters
+        ----------
+        items : array-like of int, shape (n, k)
+            For each row and position, an item (for instance a target
+            policy's list).
+
+        Returns
+        -------
+        ndarray of float, shape (n, k)
+            :math:`\\pi_0(\\text{items}[i, j] \\text{ at position } j \\mid i)`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from metrics_lib.datasets import sample_rankings
+        >>> log = sample_rankings(np.array([[3.0, 2.0, 1.0, 0.0]]), 2, epsilon=0.5, seed=0)
+        >>> log.marginals(np.array([[0, 1]])).round(4).tolist()   # the greedy list
+        [[0.625, 0.625]]
+        """
+        idx = self._check_items(items)
+        rows = np.arange(idx.shape[0])[:, None]
+        n_eligible = self._eligible.sum(axis=1)[:, None].astype(float)
+        eligible = self._eligible[rows, idx]
+        explore = np.where(eligible, self.epsilon / n_eligible, 0.0)
+        if self.pool is None:
+            exploit = (idx == self._greedy).astype(float)
+        else:
+            size = self._in_pool.sum(axis=1)[:, None].astype(float)
+            exploit = self._in_pool[rows, idx] / size
+        return (1.0 - self.epsilon) * exploit + explore
+
+    def item_position_marginals(self):
+        """The full table of marginals, every item at every position.
+
+        Returns
+        -------
+        ndarray of float, shape (n, n_items, k)
+            Each position's column sums to 1 over the items: the
+            ``logging_marginals`` argument of
+            :func:`metrics_lib.slate_ips_estimate` (memory ``n * n_items * k``
+            floats: for small problems).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from metrics_lib.datasets import sample_rankings
+        >>> log = sample_rankings(np.array([[3.0, 2.0, 1.0, 0.0]]), 2, epsilon=0.5, seed=0)
+        >>> log.item_position_marginals().sum(axis=1).tolist()
+        [[1.0, 1.0]]
+        """
+        n, k = self.lists.shape
+        n_eligible = self._eligible.sum(axis=1)[:, None].astype(float)
+        explore = np.where(self._eligible, self.epsilon / n_eligible, 0.0)
+        if self.pool is None:
+            exploit = np.zeros((n, self.n_items, k))
+            exploit[np.arange(n)[:, None], self._greedy, np.arange(k)[None, :]] = 1.0
+        else:
+            size = self._in_pool.sum(axis=1)[:, None].astype(float)
+            exploit = np.repeat((self._in_pool / size)[:, :, None], k, axis=2)
+        return (1.0 - self.epsilon) * exploit + explore[:, :, None]
+
+    def slate_probability(self, slates):
+        """Probability that the logger shows exactly a given list.
+
+        Parameters
+        ----------
+        slates : array-like of int, shape (n, k)
+            One list per row, in rank order.
+
+        Returns
+        -------
+        ndarray of float, shape (n,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from metrics_lib.datasets import sample_rankings
+        >>> log = sample_rankings(np.array([[3.0, 2.0, 1.0, 0.0]]), 2, epsilon=0.5, seed=0)
+        >>> log.slate_probability(np.array([[0, 1]])).round(4).tolist()
+        [0.5417]
+        """
+        idx = self._check_items(slates)
+        rows = np.arange(idx.shape[0])[:, None]
+        k = idx.shape[1]
+        distinct = np.array([len(set(r)) == k for r in idx.tolist()])
+        eligible = self._eligible[rows, idx].all(axis=1) & distinct
+        n_eligible = self._eligible.sum(axis=1)
+        log_perm = np.array([math.lgamma(m - k + 1) - math.lgamma(m + 1) for m in n_eligible])
+        explore = np.where(eligible, self.epsilon * np.exp(log_perm), 0.0)
+        if self.pool is None:
+            exploit = (idx == self._greedy).all(axis=1).astype(float)
+        else:
+            size = self._in_pool.sum(axis=1)
+            log_pool = np.array([math.lgamma(m - k + 1) - math.lgamma(m + 1) for m in size])
+            exploit = np.where(self._in_pool[rows, idx].all(axis=1) & distinct,
+                               np.exp(log_pool), 0.0)
+        return (1.0 - self.epsilon) * exploit + explore
+
+
+def sample_rankings(scores, k, *, epsilon=0.1, pool=None, seed=0):
+    """Sample each row's list from a recommender's scores, with propensities.
+
+    A stochastic logging policy of the epsilon-greedy family. For every row
+    independently: with probability ``1 - epsilon`` the recommender
+    *exploits*, showing its top ``k`` items in score order (``pool=None``) or
+    a uniformly random ordered choice of ``k`` among its top ``pool`` items;
+    with probability ``epsilon`` it *explores*, showing a uniformly random
+    ordered choice of ``k`` among all eligible items.
+
+    Parameters
+    ----------
+    scores : array-like of float, shape (n, n_items)
+        The logging recommender's scores; higher is better. ``-inf`` marks an
+        item that may not be shown to that row (for instance one the user has
+        already interacted with); NaN and ``+inf`` are refused. Equal scores
+        are ordered by the lower item index first.
+    k : int
+        Length of each list; every row needs at least ``k`` eligible items.
+    epsilon : float, default=0.1
+        Probability of exploring, in ``[0, 1]``. With ``epsilon=0`` and
+        ``pool=None`` the policy is deterministic.
+    pool : int, optional
+        Number of top-scored items whose random ``k``-permutations the
+        exploiting lists are (``>= k``; rows with fewer eligible items use
+        them all). ``None`` keeps the greedy order.
+    seed : int, default=0
+        Seed (non-negative).
+
+    Returns
+    -------
+    LoggedRankings
+        The lists, the marginal propensity of every logged slot, the
+        probability of every logged list, and methods giving the same for
+        any other lists (a target policy's).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For scores that are not a finite 2-D real array (apart from
+        ``-inf``), ``k`` larger than a row's eligible items, ``epsilon``
+        outside ``[0, 1]`` or ``pool < k``.
+
+    Notes
+    -----
+    Every probability is exact, not estimated. With :math:`m_i` eligible
+    items in row :math:`i`, greedy list :math:`g_i` and pool :math:`P_i` of
+    size :math:`s_i`, the marginal of item :math:`a` at position :math:`j` is
+
+    .. math::
+
+        \\pi_0(a \\text{ at } j) = (1-\\varepsilon)\\,[a = g_{ij}]
+        + \\frac{\\varepsilon}{m_i}
+
+    without a pool, and :math:`(1-\\varepsilon)[a \\in P_i]/s_i +
+    \\varepsilon/m_i` with one (a uniformly random ordered choice of ``k``
+    among ``m`` items puts each of them at each position with probability
+    ``1/m``). A list has probability :math:`(m-k)!/m!` under uniform
+    exploration. These marginals are what item-position estimators need
+    [1]_; randomising the order of the top results is also how
+    Joachims et al. estimate position bias [2]_. A Plackett-Luce
+    (softmax) logger would be smoother, but its item-position marginals have
+    no closed form.
+
+    References
+    ----------
+    .. [1] S. Li, Y. Abbasi-Yadkori, B. Kveton, S. Muthukrishnan, V. Vinay and
+       Z. Wen, "Offline evaluation of ranking policies with click models",
+       KDD 2018.
+    .. [2] T. Joachims, A. Swaminathan and T. Schnabel, "Unbiased
+       learning-to-rank with biased feedback", WSDM 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metrics_lib.datasets import sample_rankings
+    >>> scores = np.array([[0.9, 0.1, 0.5, 0.3, -np.inf]])
+    >>> log = sample_rankings(scores, 2, epsilon=0.0, seed=0)   # deterministic
+    >>> log.lists.tolist(), log.propensities.tolist()
+    ([[0, 2]], [[1.0, 1.0]])
+    >>> log = sample_rankings(scores, 2, epsilon=0.2, pool=3, seed=0)
+    >>> float(log.marginals(np.array([[3, 3]]))[0, 0])   # in the pool: 0.8/3 + 0.2/4
+    0.31666666666666665
+    """
+    s = np.array(scores, dtype=float) if not isinstance(scores, np.ndarray) else scores
+    if not np.issubdtype(np.asarray(s).dtype, np.number) or np.asarray(s).dtype == bool:
+        raise TypeError(f"scores must be a real array; got dtype {np.asarray(s).dtype}")
+    s = np.array(s, dtype=float)   # a private copy: the input is never touched
+    if s.ndim != 2:
+        raise ValueError(f"scores must be two-dimensional (rows x items); got shape {s.shape}")
+    if np.isnan(s).any() or np.isposinf(s).any():
+        raise ValueError("scores contains NaN or +inf; only -inf (not eligible) is allowed")
+    n, n_items = s.shape
+    k = check_k(k, "k", allow_none=False)
+    eligible = np.isfinite(s)
+    n_eligible = eligible.sum(axis=1)
+    if n == 0:
+        raise ValueError("scores has no rows")
+    if (n_eligible < k).any():
+        row = int(np.argmax(n_eligible < k))
+        raise ValueError(f"row {row} of scores has {int(n_eligible[row])} eligible items "
+                         f"(finite scores), fewer than k={k}")
+    epsilon = check_real("epsilon", epsilon, low=0, high=1)
+    if pool is not None:
+        pool = check_k(pool, "pool", allow_none=False)
+        if pool < k:
+            raise ValueError(f"pool must be at least k={k}; got {pool}")
+    seed = _check_seed(seed)
+    rng = np.random.default_rng([seed, 3])
+
+    order = np.argsort(-s, axis=1, kind="stable")       # ties: lower item index first
+    greedy = order[:, :k]
+    rows = np.arange(n)[:, None]
+    in_pool = None
+    if pool is not None:
+        size = np.minimum(pool, n_eligible)
+        in_pool = np.zeros((n, n_items), dtype=bool)
+        in_pool[rows, order[:, :pool]] = np.arange(min(pool, n_items))[None, :] < size[:, None]
+
+    explore = rng.random(n) < epsilon
+    keys = rng.random((n, n_items))
+    # a uniformly random ordered choice of k = the k smallest random keys, in key order
+    allowed = np.where(explore[:, None], eligible,
+                       eligible if pool is None else in_pool)
+    keys = np.where(allowed, keys, np.inf)
+    chosen = np.argpartition(keys, k - 1, axis=1)[:, :k]
+    chosen = np.take_along_axis(chosen, np.argsort(np.take_along_axis(keys, chosen, axis=1),
+                                                   axis=1, kind="stable"), axis=1)
+    lists = np.where(explore[:, None] | (pool is not None), chosen, greedy).astype(np.int64)
+
+    log = LoggedRankings(lists=_readonly(lists), propensities=_readonly(np.zeros((n, k))),
+                         slate_propensities=_readonly(np.zeros(n)), epsilon=epsilon,
+                         pool=pool, n_items=n_items, _eligible=_readonly(eligible),
+                         _in_pool=None if in_pool is None else _readonly(in_pool),
+                         _greedy=_readonly(greedy.astype(np.int64)))
+    object.__setattr__(log, "propensities", _readonly(log.marginals(lists)))
+    object.__setattr__(log, "slate_propensities", _readonly(log.slate_probability(lists)))
+    return log
 
 
 def load_movielens_100k(cache_dir=None, *, download=True):

@@ -267,3 +267,192 @@ def test_inputs_are_not_mutated(world):
     world.simulate_clicks(users, lists, seed=0)
     np.testing.assert_array_equal(users, [2, 1, 0])
     np.testing.assert_array_equal(lists, [[0, 1], [2, 3], [4, 5]])
+
+
+# -- issue 14: logging policy, click model, common random numbers, pre-period --
+
+from metrics_lib import sample_rankings  # noqa: E402
+
+
+@pytest.mark.parametrize("pool", [None, 6])
+def test_sample_rankings_marginals_match_frequencies(pool):
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(1, 12))
+    scores[0, 3] = -np.inf                      # one ineligible item
+    tiled = np.repeat(scores, 40000, axis=0)
+    log = sample_rankings(tiled, 4, epsilon=0.3, pool=pool, seed=1)
+    full = log.item_position_marginals()
+    np.testing.assert_allclose(full.sum(axis=1), 1.0)
+    assert (full[:, 3, :] == 0).all()
+    freq = np.zeros((12, 4))
+    for j in range(4):
+        freq[:, j] = np.bincount(log.lists[:, j], minlength=12) / log.lists.shape[0]
+    np.testing.assert_allclose(freq, full[0], atol=0.01)
+    # the logged propensities are the full table read at the logged slots
+    rows = np.arange(tiled.shape[0])[:, None]
+    np.testing.assert_allclose(log.propensities, full[rows, log.lists, np.arange(4)])
+
+
+@pytest.mark.parametrize("pool", [None, 5])
+def test_sample_rankings_slate_probabilities_match_frequencies(pool):
+    scores = np.tile(np.array([[0.4, 0.3, 0.2, 0.1, 0.0, -0.1]]), (60000, 1))
+    log = sample_rankings(scores, 2, epsilon=0.4, pool=pool, seed=2)
+    slates, counts = np.unique(log.lists, axis=0, return_counts=True)
+    # every possible ordered pair: probabilities sum to 1 and match frequencies
+    pairs = np.array([(a, b) for a in range(6) for b in range(6) if a != b])
+    sub = sample_rankings(scores[:len(pairs)], 2, epsilon=0.4, pool=pool, seed=2)
+    p = sub.slate_probability(pairs)
+    assert p.sum() == pytest.approx(1.0)
+    freq = {tuple(s): c / scores.shape[0] for s, c in zip(slates.tolist(), counts)}
+    for pair, prob in zip(pairs.tolist(), p):
+        assert freq.get(tuple(pair), 0.0) == pytest.approx(prob, abs=0.006)
+
+
+def test_sample_rankings_deterministic_and_errors():
+    scores = np.array([[0.5, 0.5, 0.1], [0.0, 1.0, 2.0]])
+    before = scores.copy()
+    log = sample_rankings(scores, 2, epsilon=0.0, seed=0)
+    assert log.lists.tolist() == [[0, 1], [2, 1]]          # tie: lower index first
+    assert (log.propensities == 1).all() and (log.slate_propensities == 1).all()
+    np.testing.assert_array_equal(scores, before)
+    with pytest.raises(ValueError, match="eligible"):
+        sample_rankings(np.array([[0.0, -np.inf]]), 2)
+    with pytest.raises(ValueError, match="NaN"):
+        sample_rankings(np.array([[0.0, np.nan]]), 1)
+    with pytest.raises(ValueError, match="epsilon"):
+        sample_rankings(scores, 1, epsilon=1.5)
+    with pytest.raises(ValueError, match="pool"):
+        sample_rankings(scores, 2, pool=1)
+    with pytest.raises(TypeError):
+        sample_rankings(np.array([["a", "b"]]), 1)
+
+
+def test_sample_rankings_feeds_slate_ips_unbiased():
+    # exact expected value of slate IPS = target's true value (item-position model)
+    from metrics_lib import slate_ips_estimate
+    rng = np.random.default_rng(3)
+    n, n_items, k = 30000, 8, 3
+    scores = np.tile(rng.normal(size=(1, n_items)), (n, 1))
+    log = sample_rankings(scores, k, epsilon=0.5, pool=4, seed=4)
+    attract = rng.uniform(0.1, 0.6, size=n_items)
+    examine = 1.0 / np.arange(1, k + 1)
+    clicks = rng.random((n, k)) < attract[log.lists] * examine
+    target = np.tile(np.array([[7, 6, 5]]), (n, 1))
+    truth = float((attract[[7, 6, 5]] * examine).sum())
+    tm = np.zeros((n, n_items, k))
+    tm[np.arange(n)[:, None], target, np.arange(k)] = 1.0
+    est = slate_ips_estimate(clicks, log.lists, log.propensities, tm)
+    assert abs(est.value - truth) < 4 * est.std_error
+
+
+def test_examination_curve_recovered(world):
+    # random orders of the same items: the click rate per rank / rank 1 = r ** -eta
+    # (a user's draws are fixed by the seed: independent repetitions need new seeds)
+    rng = np.random.default_rng(5)
+    users = np.arange(world.n_users)
+    lists = np.argsort(rng.random((300, users.size, world.n_items)), axis=2)[:, :, :6]
+    clicks = np.concatenate([world.position_based_clicks(users, lists[s], position_bias=0.7,
+                                                         seed=s) for s in range(300)])
+    users = np.tile(users, 300)
+    lists = lists.reshape(-1, 6)
+    rate = clicks.mean(axis=0)
+    expected = np.arange(1, 7) ** -0.7
+    np.testing.assert_allclose(rate / rate[0], expected, rtol=0.06)
+    np.testing.assert_allclose(world.examination_probability(6, position_bias=0.7), expected)
+    np.testing.assert_allclose(clicks.mean(), world.expected_clicks(users, lists,
+                               position_bias=0.7).mean(), rtol=0.03)
+
+
+def test_common_random_numbers(world):
+    users = np.arange(world.n_users)
+    rng = np.random.default_rng(6)
+    a = np.argsort(rng.random((users.size, world.n_items)), axis=1)[:, :10]
+    b = a.copy()
+    b[:, 5:] = np.argsort(rng.random((users.size, world.n_items)), axis=1)[:, :5]
+    same = np.array([len(set(r)) == 10 for r in b.tolist()])
+    ca = world.position_based_clicks(users, a, seed=11)
+    cb = world.position_based_clicks(users, b, seed=11)
+    np.testing.assert_array_equal(ca[:, :5], cb[:, :5])       # identical slots, same clicks
+    np.testing.assert_array_equal(ca, world.position_based_clicks(users, a, seed=11))
+    # a subset of users gets the same draws as in the full call
+    np.testing.assert_array_equal(ca[10:20], world.position_based_clicks(users[10:20], a[10:20],
+                                                                         seed=11))
+    # same item at a different rank: attraction shared, examination of the new rank
+    swapped = a[:, ::-1]
+    cs = world.position_based_clicks(users, swapped, seed=11)
+    assert not np.array_equal(cs[:, ::-1], ca)
+    assert not np.array_equal(world.position_based_clicks(users, a, seed=12), ca)
+    assert same.any()
+
+
+def test_keyed_uniforms_are_uniform():
+    from metrics_lib.datasets import _keyed_uniform
+    u = _keyed_uniform(3, 1, np.arange(200)[:, None], np.arange(500)[None, :]).ravel()
+    from scipy import stats
+    assert stats.kstest(u, "uniform").pvalue > 0.01
+    assert abs(np.corrcoef(u[:-1], u[1:])[0, 1]) < 0.02
+
+
+def test_pre_period(world):
+    pre = world.pre_period(seed=4)
+    assert list(pre.columns) == ["user", "impressions", "clicks"]
+    assert (pre["impressions"] % world.session_size == 0).all()
+    sub = world.pre_period([5, 2], seed=4)
+    pd.testing.assert_frame_equal(sub.reset_index(drop=True),
+                                  pre.iloc[[5, 2]].reset_index(drop=True))
+    # pre-period CTR follows the user's expected CTR on the exposure law
+    p = world.click_probability_matrix() @ world.item_exposure
+    ctr = pre["clicks"] / pre["impressions"]
+    assert np.corrcoef(ctr, p)[0, 1] > 0.5
+    many = pd.concat([world.pre_period([0], seed=s) for s in range(400)])
+    assert many["clicks"].sum() / many["impressions"].sum() == pytest.approx(p[0], rel=0.1)
+    with pytest.raises(ValueError):
+        world.pre_period([world.n_users])
+
+
+def test_attraction_draws_follow_the_item(world):
+    # with every rank examined, a click depends on (user, item) only: reversing the
+    # list reverses the clicks
+    users = np.arange(world.n_users)
+    lists = np.argsort(np.random.default_rng(8).random((users.size, world.n_items)),
+                       axis=1)[:, :10]
+    ca = world.position_based_clicks(users, lists, position_bias=0.0, seed=13)
+    cr = world.position_based_clicks(users, lists[:, ::-1], position_bias=0.0, seed=13)
+    np.testing.assert_array_equal(ca, cr[:, ::-1])
+    assert ca.any()
+
+
+def test_user_activity_default_changes_nothing(world):
+    assert (world.user_activity == 0).all() and world.user_activity_scale == 0.0
+    # the same world with the option set to 0 explicitly is the same world
+    again = simulate_world(**SMALL, user_activity_scale=0.0, seed=7)
+    pd.testing.assert_frame_equal(world.interactions, again.interactions)
+    # the click model without offsets, written out again
+    logit = (world.preference_strength * (world.user_factors @ world.item_factors.T
+                                          + world.item_appeal) + world.baseline_logit)
+    np.testing.assert_allclose(world.click_probability_matrix(), _logistic(logit))
+
+
+def test_user_activity_makes_pre_period_predictive():
+    active = simulate_world(n_users=1500, n_items=60, n_factors=8, user_activity_scale=1.0,
+                            seed=3)
+    assert active.user_activity.std() == pytest.approx(1.0, rel=0.1)
+    logit = (active.preference_strength * (active.user_factors @ active.item_factors.T
+                                           + active.item_appeal)
+             + active.baseline_logit + active.user_activity[:, None])
+    np.testing.assert_allclose(active.click_probability_matrix(), _logistic(logit))
+    np.testing.assert_allclose(active.true_click_probability([4, 9], [1, 2]),
+                               _logistic(logit[[4, 9], [1, 2]]))
+    users = np.arange(active.n_users)
+    lists = np.tile(np.arange(10), (active.n_users, 1))
+    outcome = active.position_based_clicks(users, lists, seed=2).sum(axis=1)
+    pre = active.pre_period(seed=1)
+    r_active = np.corrcoef(pre["clicks"], outcome)[0, 1]
+    plain = simulate_world(n_users=1500, n_items=60, n_factors=8, seed=3)
+    r_plain = np.corrcoef(plain.pre_period(seed=1)["clicks"],
+                          plain.position_based_clicks(users, lists, seed=2).sum(axis=1))[0, 1]
+    assert r_active > r_plain + 0.1
+    fresh = active.new_users(50, seed=4)
+    assert fresh.user_activity_scale == 1.0 and fresh.user_activity.std() > 0.5
+    with pytest.raises(ValueError, match="user_activity_scale"):
+        simulate_world(n_users=5, n_items=5, user_activity_scale=-1.0)
