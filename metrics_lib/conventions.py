@@ -181,9 +181,10 @@ _add(_Preset(
         _Metric("rr", ("mrr",), _RANX + "ranx/metrics/reciprocal_rank.py, reciprocal_rank()"),
         _Metric("ap", ("map",), _RANX + "ranx/metrics/average_precision.py, "
                 "average_precision()"),
-        _Metric("ndcg", ("ndcg",), _RANX + "ranx/metrics/ndcg.py, ndcg() (jarvelin=True)"),
-        _Metric("ndcg", ("ndcg_burges",), _RANX + "ranx/metrics/ndcg.py, ndcg() "
-                "(jarvelin=False)", keywords={"gain": "exponential"}),
+        _Metric("ndcg", ("ndcg",), _RANX + "ranx/metrics/ndcg.py, ndcg() (_ndcg with "
+                "jarvelin=True)"),
+        _Metric("ndcg", ("ndcg_burges",), _RANX + "ranx/metrics/ndcg.py, ndcg_burges() "
+                "(_ndcg with jarvelin=False)", keywords={"gain": "exponential"}),
         _Metric("rprec", ("r-precision", "r_precision"), _RANX + "ranx/metrics/r_precision.py, "
                 "r_precision()", cutoff="none"),
     ),
@@ -202,8 +203,11 @@ _add(_Preset(
     metrics=(
         _Metric("precision", ("precision_at_k",), _REC + "precision_at_k()", cutoff="required"),
         _Metric("recall", ("recall_at_k",), _REC + "recall_at_k()", cutoff="required"),
+        # ndcg_at_k merges its hits with the whole rating_true (how="outer") and takes
+        # the mean over every user of it: a user without predictions scores 0 and
+        # counts, unlike the other metrics' mean over the common users (n_users)
         _Metric("ndcg", ("ndcg_at_k",), _REC + "ndcg_at_k() (score_type='binary')",
-                keywords={"gain": "binary"}, cutoff="required"),
+                keywords={"gain": "binary", "missing": "zero"}, cutoff="required"),
         _Metric("ap", ("map_at_k",), _REC + "map_at_k()", keywords={"denominator": "min_k"},
                 cutoff="required"),
         _Metric("ap", ("map",), _REC + "map()", cutoff="required"),
