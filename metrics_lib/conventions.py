@@ -625,8 +625,9 @@ def _evaluate_with_convention(evaluate, given: dict):
     original = given.pop("recommendations")
     if not isinstance(original, pd.DataFrame) or not isinstance(
             given.get("truth"), pd.DataFrame):
-        raise TypeError("convention= takes pandas DataFrames (for Dask, compute the "
-                        "keywords with describe_convention and pass them to evaluate)")
+        raise TypeError("convention= takes pandas DataFrames (for Polars, Arrow or Dask "
+                        "tables, compute the keywords with describe_convention and pass "
+                        "them to evaluate)")
     frames = []
     for (score_dtype, _), members in groups.items():
         recommendations = original

@@ -151,6 +151,17 @@ def test_dask_input_is_refused_with_a_pointer():
         evaluate(recs, truth, ["mrr"], convention="ranx")
 
 
+@pytest.mark.parametrize("backend", ["polars", "pyarrow"])
+def test_polars_and_arrow_input_is_refused_with_a_pointer(backend):
+    # evaluate accepts Polars and Arrow tables; the presets do not, and say what to do
+    module = pytest.importorskip(backend)
+    frame = pd.DataFrame({"user": [1], "item": [1], "score": [1.0]})
+    recs = module.from_pandas(frame) if backend == "polars" else module.Table.from_pandas(frame)
+    truth = pd.DataFrame({"user": [1], "item": [1], "relevance": [1]})
+    with pytest.raises(TypeError, match="Polars, Arrow or Dask.*describe_convention"):
+        evaluate(recs, truth, ["mrr"], convention="ranx")
+
+
 PER_LIST = {"precision": ml.precision_at_k, "recall": ml.recall_at_k, "hit": ml.hit_at_k,
             "mrr": ml.reciprocal_rank, "map": ml.average_precision, "ndcg": ml.ndcg_at_k}
 
