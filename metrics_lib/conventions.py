@@ -729,6 +729,18 @@ def convention_table():
                                  sorted(info["keywords"].items())
                                  if not _same(value, defaults.get(key, object()))
                                  and entry.kind in _RELEVANT.get(key, (entry.kind,)))
+            if entry.cutoff == "optional":
+                # a cut-off can change the keywords (ir-measures answers RR@k with
+                # another provider, which orders ties otherwise): say so
+                cut = _resolve(peer, entry.names[0] + "@10")
+                changed = ", ".join(f"{key}={value!r}" for key, value in
+                                    sorted(cut["keywords"].items())
+                                    if not _same(value, info["keywords"].get(key, object())))
+                if cut["score_dtype"] != info["score_dtype"]:
+                    changed += (", " if changed else "") + (
+                        f"{cut['score_dtype'] or 'float64'} scores")
+                if changed:
+                    keywords += ("; " if keywords else "") + f"with a cut-off: {changed}"
             rows.append({"peer": peer, "peer_version": preset.version,
                          "peer_metric": entry.names[0],
                          "metric": _EVALUATE_NAME[entry.kind] + (

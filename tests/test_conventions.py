@@ -272,3 +272,15 @@ def test_recommenders_ndcg_keeps_truth_users_without_predictions():
     assert out["map_at_k@2"].mean() == 0.5
     assert describe_convention("recommenders", "ndcg_at_k@10")["keywords"]["missing"] == "zero"
     assert describe_convention("recommenders", "precision_at_k@10")["keywords"]["missing"] == "skip"
+
+
+def test_table_states_keywords_that_a_cut_off_changes():
+    # ir-measures 0.4.3 answers RR with pytrec_eval (float32, trec_eval's order) but
+    # RR@k with its msmarco provider (ir_measures/providers/msmarco_provider.py: score
+    # descending, then id ascending, float64): the row must not hide that
+    table = ml.convention_table()
+    row = table[(table.peer == "ir_measures") & (table.peer_metric == "RR")].iloc[0]
+    assert "with a cut-off" in row["keywords"] and "ties='item_asc'" in row["keywords"]
+    assert describe_convention("ir_measures", "RR@10")["keywords"]["ties"] == "item_asc"
+    plain = table[(table.peer == "ranx") & (table.peer_metric == "mrr")].iloc[0]
+    assert "cut-off" not in plain["keywords"]
