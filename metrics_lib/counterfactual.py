@@ -262,7 +262,7 @@ def snips_estimate(rewards, actions, logging_policy, target_policy, *, confidenc
     :math:`n` changes the estimate by a factor close to 1 that cancels much
     of the variance of the weights; adding a constant :math:`c` to every
     reward moves the estimate by exactly :math:`c` (IPS moves by
-    :math:`c\,\bar w`) [1]_. The bias is of order :math:`1/n`.
+    :math:`c\\,\\bar w`) [1]_. The bias is of order :math:`1/n`.
     The standard error is the delta method for a ratio of means,
     :math:`\\sqrt{\\sum_i w_i^2 (r_i - \\hat V)^2/(n-1)} / (\\sqrt n\\,\\bar w)`.
     When every weight is 0 (the target never takes a logged action) the
