@@ -260,3 +260,17 @@ def test_torchmetrics_preset_on_logits():
                           scores=[2.0, 1.0, 1e-50, -0.5], convention="torchmetrics") == 2 / 3
     assert ml.recall_at_k(["e", "a", "c", "b"], {"b": 1, "c": 1, "e": 1},
                           convention="torchmetrics") == 1.0
+
+
+def test_polars_and_dask_inputs_agree():
+    pl = pytest.importorskip("polars")
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(5)
+    recs, truth = _random_tables(rng, "int64")
+    names = ["recall@5", "map", "mrr", "precision@3"]
+    want = evaluate(recs, truth, names, score_threshold=0.0)
+    got = evaluate(pl.from_pandas(recs), pl.from_pandas(truth), names, score_threshold=0.0)
+    np.testing.assert_array_equal(got.select(names).to_numpy(), want.to_numpy())
+    lazy = evaluate(dd.from_pandas(recs, npartitions=3), dd.from_pandas(truth, npartitions=2),
+                    names, score_threshold=0.0).compute().sort_index()
+    pd.testing.assert_frame_equal(lazy, want, check_dtype=False, check_index_type=False)
