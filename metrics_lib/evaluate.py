@@ -426,7 +426,9 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``empty="raise"``; a convention keyword with an unknown value,
         ``denominator="k"`` or ``ideal="k"`` with a metric that has no
         cut-off, a ``gain`` mapping that lacks a grade of ``truth`` or gives
-        a negative gain, ``truncate`` below 1; with ``convention``, an
+        a negative gain, ``truncate`` below 1, a ``score_threshold`` that is
+        not finite or comes with ``rank_col`` or ``ties="average"`` /
+        ``"block"``; with ``convention``, an
         unknown library, a metric it does not define or a keyword that
         contradicts its preset.
     TypeError
@@ -435,7 +437,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         kinds in the two tables, an ``n_jobs`` that is not an integer
         (``ValueError`` if it is 0 or below -1), a ``gain`` that is neither a
         name nor a mapping, a ``judged_only`` that is not a bool, a
-        ``min_grade`` or ``truncate`` that is not a number.
+        ``min_grade``, ``truncate`` or ``score_threshold`` that is not a number.
 
     See Also
     --------
