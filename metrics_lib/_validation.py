@@ -677,6 +677,13 @@ def check_min_grade(min_grade) -> float | None:
     return check_real("min_grade", min_grade)
 
 
+def check_score_threshold(score_threshold) -> float | None:
+    """``None`` or a finite real: items scored at or below it are never hits."""
+    if score_threshold is None:
+        return None
+    return check_real("score_threshold", score_threshold)
+
+
 def check_truncate(truncate) -> int | None:
     """``None`` or a positive integer: the number of items each list keeps."""
     return check_k(truncate, name="truncate")

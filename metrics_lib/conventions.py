@@ -55,7 +55,7 @@ class _Preset:
 # one of these may be dropped when this version of evaluate lacks the keyword.
 _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
             "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
-            "no_hit": "zero", "candidates": "all"}
+            "no_hit": "zero", "candidates": "all", "score_threshold": None}
 
 # Our metric kind -> the name evaluate() accepts.
 _EVALUATE_NAME = {"precision": "precision", "recall": "recall", "f1": "f1",
@@ -68,7 +68,7 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "ideal": "judged", "denominator": "relevant", "log_base": 2,
                   "judged_only": False, "precision_denominator": "k",
                   "recall_denominator": "relevant", "min_grade": None, "truncate": None,
-                  "no_hit": "zero", "candidates": "all"}
+                  "no_hit": "zero", "candidates": "all", "score_threshold": None}
 
 
 def _trec_metrics(prefix: str) -> tuple:
@@ -285,16 +285,22 @@ _add(_Preset(
     keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip",
               "candidates": "recommended"},
     metrics=(
+        # precision, recall, RR and AP count a relevant item as found only if its
+        # float32 score is > 0 (torch.where(preds > 0, target, 0) before the top k),
+        # while |R| and the empty check (retrieval/base.py, RetrievalMetric.compute:
+        # `if not mini_target.sum()`) use the unfiltered target: score_threshold=0.
+        # hit_rate.py, ndcg.py and r_precision.py do not filter.
         _Metric("precision", ("RetrievalPrecision",), _TM + "functional/retrieval/precision.py, "
-                "retrieval_precision"),
+                "retrieval_precision", keywords={"score_threshold": 0.0}),
         _Metric("recall", ("RetrievalRecall",), _TM + "functional/retrieval/recall.py, "
-                "retrieval_recall"),
+                "retrieval_recall", keywords={"score_threshold": 0.0}),
         _Metric("hit", ("RetrievalHitRate",), _TM + "functional/retrieval/hit_rate.py, "
                 "retrieval_hit_rate"),
         _Metric("rr", ("RetrievalMRR",), _TM + "functional/retrieval/reciprocal_rank.py, "
-                "retrieval_reciprocal_rank"),
+                "retrieval_reciprocal_rank", keywords={"score_threshold": 0.0}),
         _Metric("ap", ("RetrievalMAP",), _TM + "functional/retrieval/average_precision.py, "
-                "retrieval_average_precision", keywords={"denominator": "retrieved"}),
+                "retrieval_average_precision",
+                keywords={"denominator": "retrieved", "score_threshold": 0.0}),
         # _dcg_sample_scores(target, preds, top_k, ignore_ties=False): scikit-learn's
         # average over the orders of each tied block, on float32 scores
         _Metric("ndcg", ("RetrievalNormalizedDCG",), _TM + "functional/retrieval/ndcg.py, "
@@ -314,7 +320,9 @@ _add(_Preset(
           "the judgements of listed items only); relevant items a list lacks count only "
           "when they are passed to it, with scores below the list, and then belong in the "
           "recommendations given to this library too. AP, precision, recall and RR treat an "
-          "item scored <= 0 as not relevant (torch.where(preds > 0, target, 0))")))
+          "item scored <= 0 as not found (torch.where(preds > 0, target, 0)) but keep it "
+          "among the relevant items: score_threshold=0 (the per-list functions apply it "
+          "when they are given scores=)")))
 
 _SK = "scikit-learn 1.9.1, sklearn/metrics/_ranking.py, "
 _add(_Preset(
@@ -775,6 +783,8 @@ _CONVENTION_DOC = """    convention : str or None, default=None
         library's, unless it stands for one of the library's own options.
         The list is taken in the order given, which has no ties: a
         library's rule for ordering tied scores applies in :func:`evaluate`.
+        A library's score threshold (torchmetrics: ``score_threshold=0``)
+        applies only when ``scores`` are given.
 """
 
 
@@ -806,6 +816,9 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
         if key == "denominator" and kind != "ap":
             continue
         if key == "ties":  # evaluate's orders of equal scores; see below
+            continue
+        if key == "score_threshold" and given.get("scores") is None:
+            # a list without scores has no score to compare with the threshold
             continue
         out[target] = value
     ties = info["keywords"].get("ties")

@@ -33,6 +33,7 @@ from ._validation import (
     check_min_grade,
     check_n_jobs,
     check_relevance_level,
+    check_score_threshold,
     check_truncate,
     check_same_id_kind,
     check_value_column,
@@ -220,7 +221,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
-             convention=None):
+             score_threshold=None, convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -364,6 +365,18 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         R-precision, AP and the ideal DCG then count the relevant items of
         the list only, and a user none of whose listed items is judged has
         nothing relevant (``empty`` decides).
+    score_threshold : float or None, default=None
+        A recommended item whose score is at or below this value is never a
+        hit: it keeps its rank (and counts in the list's length) but counts
+        as a judged non-relevant item (grade 0), for every metric asked for,
+        while the user's judgements are unchanged (``|R|``, the ideal DCG of
+        ``ideal="judged"``, and which users have nothing relevant). torchmetrics
+        1.9.0 does this with ``score_threshold=0`` in AP, precision, recall and
+        reciprocal rank (``torch.where(preds > 0, target, 0)`` in
+        ``functional/retrieval/average_precision.py``, ``precision.py``,
+        ``recall.py``, ``reciprocal_rank.py``), not in NDCG, hit rate or
+        R-precision. Needs scores (not ``rank_col``); not available with
+        ``ties="average"`` or ``"block"``.
     convention : str or None, default=None
         Compute every metric as another library does: ``"trec_eval"``,
         ``"pytrec_eval"``, ``"ranx"``, ``"recommenders"``, ``"recbole"``,
@@ -413,7 +426,9 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``empty="raise"``; a convention keyword with an unknown value,
         ``denominator="k"`` or ``ideal="k"`` with a metric that has no
         cut-off, a ``gain`` mapping that lacks a grade of ``truth`` or gives
-        a negative gain, ``truncate`` below 1; with ``convention``, an
+        a negative gain, ``truncate`` below 1, a ``score_threshold`` that is
+        not finite or comes with ``rank_col`` or ``ties="average"`` /
+        ``"block"``; with ``convention``, an
         unknown library, a metric it does not define or a keyword that
         contradicts its preset.
     TypeError
@@ -422,7 +437,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         kinds in the two tables, an ``n_jobs`` that is not an integer
         (``ValueError`` if it is 0 or below -1), a ``gain`` that is neither a
         name nor a mapping, a ``judged_only`` that is not a bool, a
-        ``min_grade`` or ``truncate`` that is not a number.
+        ``min_grade``, ``truncate`` or ``score_threshold`` that is not a number.
 
     See Also
     --------
@@ -548,7 +563,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         recall_denominator=recall_denominator, min_grade=min_grade,
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
         no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
-        candidates=candidates))
+        candidates=candidates, score_threshold=score_threshold))
     _refuse_expectation_combinations(options)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over
@@ -626,7 +641,7 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
 
 def _check_conventions(metrics, *, precision_denominator, recall_denominator,
                        min_grade, judged_only, unjudged, truncate, no_hit,
-                       denominator, ideal, gain, candidates) -> dict:
+                       denominator, ideal, gain, candidates, score_threshold) -> dict:
     """The convention keywords of issue 12, checked against the metrics asked for."""
     for name, kind, k in metrics:
         if k is None and kind == "ap" and denominator == "k":
@@ -651,6 +666,7 @@ def _check_conventions(metrics, *, precision_denominator, recall_denominator,
         "truncate": check_truncate(truncate),
         "no_hit": check_choice("no_hit", no_hit, NO_HIT_POLICIES),
         "candidates": check_choice("candidates", candidates, CANDIDATES),
+        "score_threshold": check_score_threshold(score_threshold),
         # NDCG and DCG then run on transformed grades (see gain_grades)
         "gain_transform": min_grade is not None or gain not in ("linear", "exponential"),
     }
@@ -669,7 +685,7 @@ def _refuse_expectation_combinations(options) -> None:
     unsupported = []
     for key, neutral in (("precision_denominator", "k"), ("recall_denominator", "relevant"),
                          ("min_grade", None), ("judged_only", False), ("truncate", None),
-                         ("no_hit", "zero")):
+                         ("no_hit", "zero"), ("score_threshold", None)):
         if options[key] != neutral:
             unsupported.append(f"{key}={options[key]!r}")
     if options["denominator"] == "k":
@@ -975,6 +991,11 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
         # the judgements of listed items only: exactly the joined rows
         truth_code = np.searchsorted(block_starts(lengths), hit_rows, side="right") - 1
         grades = hit_grades
+    if options["score_threshold"] is not None:
+        # rows scored at or below the threshold stay in the list but are no hits;
+        # the judgements (truth_code, grades) keep them: |R| does not change
+        below = options["score_below"][row_offset:row_offset + rec_keys.size]
+        hit_grades = np.where(below[hit_rows], 0.0, hit_grades)
     mode = options["ties"]
     if mode in TIE_MODES:  # tie groups of this chunk's rows (see _tie_kernels)
         first = options["tie_first"][row_offset:row_offset + rec_keys.size]
@@ -1049,6 +1070,10 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     # Integer scores and ranks stay integers: float64 would merge those above 2**53.
     values = check_value_column("recommendations", recommendations[rec_value_col],
                                 exact_integers=True)
+    threshold = options["score_threshold"]
+    if threshold is not None and rank_col is not None:
+        raise ValueError("score_threshold compares scores; it cannot be used with "
+                         "rank_col (pass the scores in score_col)")
     if relevance_col is None:
         grades = np.ones(len(truth), dtype=np.float64)
     else:
@@ -1106,11 +1131,17 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
             del sort_keys
         del primary
         rec_keys = rec_keys[within]
-        if options["ties"] in TIE_MODES:
+        if options["ties"] in TIE_MODES or threshold is not None:
             values = values[within]
         del within
     if options["ties"] in TIE_MODES:
         options = dict(options, tie_first=tie_starts(values, lengths))
+    if threshold is not None:
+        # integer scores compared exactly: v <= t is v <= floor(t) for integers
+        below = (values <= np.floor(threshold).astype(np.int64)
+                 if values.dtype.kind in "iu" and abs(threshold) < 2**62
+                 else values <= threshold)
+        options = dict(options, score_below=below)
     del values, tie_key
 
     # 4. Join and per-user values, by contiguous chunks of users (one per

@@ -92,6 +92,7 @@ from ._validation import (
     check_recommended,
     check_relevance_level,
     check_relevant,
+    check_score_threshold,
     check_scores,
     handle_empty,
 )
@@ -140,7 +141,31 @@ _TIE_NEUTRAL_BY_KIND = {"precision": {"denominator": "k"},
                         "recall": {"denominator": "relevant"}}
 
 
-def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
+class _BelowThreshold:
+    """Stands in the ranked list for an item scored at or below ``score_threshold``.
+
+    It takes the item's rank and is judged (grade 0) when the item is, so that
+    the item counts as a non-relevant recommendation, while the item itself
+    keeps its grade among the judgements (|R| and the ideal list are unchanged).
+    """
+
+    __slots__ = ("item",)
+
+    def __init__(self, item):
+        self.item = item
+
+    def __eq__(self, other):
+        return isinstance(other, _BelowThreshold) and other.item == self.item
+
+    def __hash__(self):
+        return hash((_BelowThreshold, self.item))
+
+    def __repr__(self):
+        return f"{self.item!r} (scored at or below score_threshold)"
+
+
+def _tied(metric, kind, recommended, relevant, k, scores, ties, score_threshold=None,
+          **options):
     """Value of ``metric`` under ``scores`` and ``ties``, or None for the plain path.
 
     None means: no scores and ``ties="input"``, the list's order as given.
@@ -149,6 +174,33 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, **options):
     its checks and its ``empty`` policy, which do not depend on the order)
     and then the closed forms of :mod:`metrics_lib._tie_kernels`.
     """
+    threshold = check_score_threshold(score_threshold)
+    if threshold is not None:
+        check_choice("ties", ties, PER_LIST_TIES)
+        if scores is None:
+            raise ValueError("score_threshold needs scores: pass scores=[...], one per "
+                             "recommended item")
+        if ties in EXPECTATION_MODES:
+            raise ValueError(f"{metric.__name__}: score_threshold is not available with "
+                             f"ties={ties!r}; use a fixed order or ties='best' / 'worst'")
+        items = check_recommended(recommended)
+        values = check_scores(scores, len(items))
+        grades = check_relevant(relevant, recommended=items)
+        if check_choice("candidates", options.get("candidates", "all"),
+                        CANDIDATES) == "recommended":
+            # the judgements of the listed items, taken before the stand-ins
+            # replace them in the list
+            listed = set(items)
+            grades = {item: grade for item, grade in grades.items() if item in listed}
+            options = dict(options, candidates="all")
+        # Python compares an int score and a float threshold exactly
+        below = [value <= threshold for value in values.tolist()]
+        recommended = [_BelowThreshold(item) if low else item
+                       for item, low in zip(items, below)]
+        relevant = dict(grades)
+        for item, low in zip(items, below):
+            if low and item in grades:
+                relevant[_BelowThreshold(item)] = 0.0
     return _tied_call(lambda ranked: metric(ranked, relevant, k, **options),
                       metric.__name__, kind, recommended, relevant, k, scores, ties,
                       options)
@@ -266,7 +318,7 @@ def _no_relevant(empty: str) -> float:
 def precision_at_k(recommended, relevant, k=None, *, denominator="k",
                    relevance_level=1, empty="zero", judged_only=False,
                    truncate=None, candidates="all",
-                   scores=None, ties="input"):
+                   scores=None, ties="input", score_threshold=None):
     """Fraction of the top ``k`` recommendations that are relevant.
 
     Parameters
@@ -327,6 +379,14 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
         orders, the tie group's last rank, or the best / worst order; see
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
 
     Returns
     -------
@@ -373,6 +433,7 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
     1.0
     """
     tied = _tied(precision_at_k, "precision", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
                   denominator=denominator, relevance_level=relevance_level, empty=empty,
                   judged_only=judged_only, truncate=truncate, candidates=candidates)
     if tied is not None:
@@ -395,7 +456,7 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
 def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
                 relevance_level=1, empty="zero", judged_only=False, truncate=None,
                 candidates="all",
-                scores=None, ties="input"):
+                scores=None, ties="input", score_threshold=None):
     """Fraction of the relevant items that appear in the top ``k``.
 
     Parameters
@@ -441,6 +502,14 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
         orders, the tie group's last rank, or the best / worst order; see
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
 
     Returns
     -------
@@ -481,6 +550,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
     0.5
     """
     tied = _tied(recall_at_k, "recall", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
                   denominator=denominator, relevance_level=relevance_level, empty=empty,
                   judged_only=judged_only, truncate=truncate, candidates=candidates)
     if tied is not None:
@@ -499,7 +569,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
 
 def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
             judged_only=False, truncate=None, candidates="all",
-            scores=None, ties="input"):
+            scores=None, ties="input", score_threshold=None):
     """Harmonic mean of precision@k and recall@k.
 
     Parameters
@@ -541,6 +611,14 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         orders, the tie group's last rank, or the best / worst order; see
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
 
     Returns
     -------
@@ -577,6 +655,7 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     0.5714
     """
     tied = _tied(f1_at_k, "f1", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
                   relevance_level=relevance_level, empty=empty, judged_only=judged_only,
                   truncate=truncate, candidates=candidates)
     if tied is not None:
@@ -594,7 +673,7 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
 
 def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
              judged_only=False, truncate=None, candidates="all",
-             scores=None, ties="input"):
+             scores=None, ties="input", score_threshold=None):
     """1.0 if at least one relevant item is in the top ``k``, else 0.0.
 
     Parameters
@@ -636,6 +715,14 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
         orders, the tie group's last rank, or the best / worst order; see
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``. With ``"average"`` the value is the probability of a hit.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
 
     Returns
     -------
@@ -671,6 +758,7 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     (0.0, 1.0)
     """
     tied = _tied(hit_at_k, "hit", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
                   relevance_level=relevance_level, empty=empty, judged_only=judged_only,
                   truncate=truncate, candidates=candidates)
     if tied is not None:
@@ -756,7 +844,7 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
 def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
                     empty="zero", judged_only=False, truncate=None,
                     candidates="all",
-                    scores=None, ties="input"):
+                    scores=None, ties="input", score_threshold=None):
     """One over the rank of the first relevant item in the top ``k``.
 
     Parameters
@@ -798,6 +886,14 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
         orders, the tie group's last rank, or the best / worst order; see
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
 
     Returns
     -------
@@ -846,6 +942,7 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     [1.0, 0.3333333333333333]
     """
     tied = _tied(reciprocal_rank, "rr", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
                   relevance_level=relevance_level, empty=empty, judged_only=judged_only,
                   truncate=truncate, candidates=candidates)
     if tied is not None:
@@ -862,7 +959,7 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
                       relevance_level=1, empty="zero", judged_only=False,
                       truncate=None, candidates="all",
-                      scores=None, ties="input"):
+                      scores=None, ties="input", score_threshold=None):
     """Average precision: precision at each relevant rank, summed, over ``|R|``.
 
     By default (trec_eval) the precisions at the ranks ``i <= k`` that hold a
@@ -923,6 +1020,14 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``. ``"block"`` with ``denominator="relevant"`` and ``k=None`` is
         scikit-learn's ``average_precision_score``.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
 
     Returns
     -------
@@ -975,6 +1080,7 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     0.8333
     """
     tied = _tied(average_precision, "ap", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
                   denominator=denominator,
                   relevance_level=relevance_level, empty=empty,
                   judged_only=judged_only, truncate=truncate, candidates=candidates)
@@ -1097,7 +1203,7 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
 def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
              relevance_level=1, min_grade=None, judged_only=False, truncate=None,
              candidates="all",
-             scores=None, ties="input"):
+             scores=None, ties="input", score_threshold=None):
     """Discounted cumulative gain of the top ``k`` items.
 
     Parameters
@@ -1166,6 +1272,14 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``. ``"average"`` is scikit-learn's ``dcg_score`` (default
         ``ignore_ties=False``); ``"block"`` is refused.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
 
     Returns
     -------
@@ -1203,6 +1317,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     6.5972
     """
     tied = _tied(dcg_at_k, "dcg", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
                   gain=gain, log_base=log_base, relevance_level=relevance_level,
                   min_grade=min_grade, judged_only=judged_only, truncate=truncate,
                   candidates=candidates)
@@ -1225,7 +1340,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
               log_base=2, empty="zero", relevance_level=1, min_grade=None,
               judged_only=False, truncate=None, candidates="all",
-              scores=None, ties="input"):
+              scores=None, ties="input", score_threshold=None):
     """DCG of the list divided by the DCG of an ideal list (in ``[0, 1]``).
 
     Parameters
@@ -1292,6 +1407,14 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         need ``scores``. ``"average"`` is scikit-learn's ``ndcg_score`` (default
         ``ignore_ties=False``) when every judged item is passed;
         ``"block"`` is refused.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
 
     Returns
     -------
@@ -1342,6 +1465,7 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     0.7103
     """
     tied = _tied(ndcg_at_k, "ndcg", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
                   gain=gain, ideal=ideal, log_base=log_base, empty=empty,
                   relevance_level=relevance_level, min_grade=min_grade,
                   judged_only=judged_only, truncate=truncate, candidates=candidates)

@@ -78,3 +78,32 @@ def test_trec_eval_preset_on_untied_scores():
             if not ok:
                 bad.append(f"{metric} {options} k={k}: {message}")
     assert not bad, "\n".join(bad)
+
+
+def test_untied_corpus_has_no_ties():
+    """The untied corpus has no two equal scores in any user's input, also after the
+    judged items a list lacks are appended (candidates "recommended+judged"), and
+    not in float32 either (torchmetrics): every peer sees one order there."""
+    import numpy as np
+
+    for peer in ("sklearn", "torchmetrics"):
+        for candidates in ("recommended", "recommended+judged"):
+            recs, _ = reproduce._prepare(peer, {"candidates": candidates}, "untied")
+            for dtype in (np.float64, np.float32):
+                scores = recs["score"].to_numpy().astype(dtype)
+                tied = recs.assign(score=scores).duplicated(["user", "score"])
+                assert not tied.any(), (peer, candidates, dtype,
+                                        recs[tied].head().to_dict("records"))
+
+
+def test_appended_items_as_the_peer_scripts_appended_them():
+    """reproduce.py's input is the peer scripts' input (_common.append_judged)."""
+    import _common
+
+    truth = _common.load_truth()
+    for scores in _common.SCORES:
+        recs, _ = reproduce._prepare("sklearn", {"candidates": "recommended+judged"}, scores)
+        ours = {user: list(zip(group["item"], group["score"]))
+                for user, group in recs.groupby("user", sort=False)}
+        for user, rows in _common.load_recs(scores).items():
+            assert ours[user] == _common.append_judged(rows, truth.get(user, {}), scores)

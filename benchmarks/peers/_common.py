@@ -53,6 +53,24 @@ def trec_order(rows: list[tuple[int, float]]) -> list[tuple[int, float]]:
     return sorted(rows, key=lambda r: r[1], reverse=True)
 
 
+def append_judged(rows: list[tuple[int, float]], truth: dict[int, int],
+                  scores: str) -> list[tuple[int, float]]:
+    """The list followed by the judged items it lacks (option ``recommended+judged``).
+
+    On the tied corpus they share one score, ``min(list) - 1`` (a tied block after
+    the list); on the untied corpus each gets its own score, ``min(list) - 1``,
+    ``min(list) - 2``, ... in trec_eval's order (item id as text, descending), so
+    that the untied input has no ties at all and every peer sees one order.
+    """
+    listed = {i for i, _ in rows}
+    extra = [i for i in truth if i not in listed]
+    low = min(s for _, s in rows) - 1.0
+    if scores == "tied":
+        return rows + [(i, low) for i in extra]
+    extra.sort(key=lambda i: str(i).encode(), reverse=True)
+    return rows + [(i, low - j) for j, i in enumerate(extra)]
+
+
 class Golden:
     def __init__(self, peer: str, version: str, source: str, extra: dict | None = None):
         self.peer, self.version, self.source = peer, version, source

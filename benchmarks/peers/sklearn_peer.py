@@ -12,7 +12,10 @@ inputs are written (option ``candidates``):
 - ``"recommended"``: the user's recommended items only, y_true = grade (0 if
   unjudged);
 - ``"recommended+judged"``: also the judged items that were not recommended,
-  with score ``min(list scores) - 1`` (after the list, tied among themselves).
+  after the list: on the tied corpus with one shared score ``min(list scores) - 1``
+  (tied among themselves), on the untied corpus with distinct scores
+  ``min - 1, min - 2, ...`` in trec_eval's order (``_common.append_judged``), so
+  that the untied input has no ties.
 Users only in the truth table have no scores and are skipped; users only in
 the predictions have y_true all 0.
 """
@@ -26,7 +29,7 @@ import numpy as np
 from sklearn.metrics import (average_precision_score, dcg_score,
                              label_ranking_average_precision_score, ndcg_score)
 
-from _common import KS, SCORES, Golden, load_recs, load_truth
+from _common import KS, SCORES, Golden, append_judged, load_recs, load_truth
 
 PEER = "sklearn"
 
@@ -42,12 +45,9 @@ def main() -> None:
         for u, rows in recs.items():
             t = truth.get(u, {})
             for cand in ("recommended", "recommended+judged"):
-                items = [i for i, _ in rows]
-                sc = [s for _, s in rows]
-                if cand == "recommended+judged":
-                    extra = [i for i in t if i not in set(items)]
-                    low = min(sc) - 1.0
-                    items, sc = items + extra, sc + [low] * len(extra)
+                rr = append_judged(rows, t, scores) if cand == "recommended+judged" else rows
+                items = [i for i, _ in rr]
+                sc = [s for _, s in rr]
                 y_true = np.array([[t.get(i, 0) for i in items]], dtype=float)
                 y_bin = (y_true > 0).astype(int)
                 y_score = np.array([sc], dtype=float)

@@ -14,8 +14,9 @@ grade itself for NDCG (graded gains). Judged items that were not recommended
 are not part of the input (torchmetrics scores the given rows only), so recall
 divides by the relevant items in the list. Option ``candidates:
 "recommended+judged"`` (Recall, MAP, NDCG, R-precision, "neg"): those items are
-appended with score ``min(list scores) - 1`` (after the list, tied among
-themselves), as in sklearn_peer.py. Users only in the truth table have
+appended after the list as in sklearn_peer.py (``_common.append_judged``: one
+shared score ``min(list scores) - 1`` on the tied corpus, distinct scores
+``min - 1, min - 2, ...`` in trec_eval's order on the untied corpus). Users only in the truth table have
 no rows and are skipped. Sorting uses torch.topk / torch.argsort: the order of
 equal scores is implementation-defined.
 """
@@ -28,7 +29,7 @@ from importlib.metadata import version
 import torch
 from torchmetrics import retrieval as R
 
-from _common import KS, SCORES, Golden, load_recs, load_truth
+from _common import KS, SCORES, Golden, append_judged, load_recs, load_truth
 
 PEER = "torchmetrics"
 
@@ -77,11 +78,9 @@ def main() -> None:
         recs = load_recs(scores)
         for u, rows in recs.items():
             t = truth.get(u, {})
-            extra = [i for i in t if i not in {i for i, _ in rows}]
-            low = min(s for _, s in rows) - 1.0
             inputs = {}
             for cand, rr in (("recommended", rows),
-                             ("recommended+judged", rows + [(i, low) for i in extra])):
+                             ("recommended+judged", append_judged(rows, t, scores))):
                 inputs[cand] = (torch.tensor([s for _, s in rr]),  # float32 (torch default)
                                 torch.tensor([t.get(i, 0) for i, _ in rr]),
                                 torch.zeros(len(rr), dtype=torch.long))
