@@ -181,9 +181,10 @@ _add(_Preset(
         _Metric("rr", ("mrr",), _RANX + "ranx/metrics/reciprocal_rank.py, reciprocal_rank()"),
         _Metric("ap", ("map",), _RANX + "ranx/metrics/average_precision.py, "
                 "average_precision()"),
-        _Metric("ndcg", ("ndcg",), _RANX + "ranx/metrics/ndcg.py, ndcg() (jarvelin=True)"),
-        _Metric("ndcg", ("ndcg_burges",), _RANX + "ranx/metrics/ndcg.py, ndcg() "
-                "(jarvelin=False)", keywords={"gain": "exponential"}),
+        _Metric("ndcg", ("ndcg",), _RANX + "ranx/metrics/ndcg.py, ndcg() (_ndcg with "
+                "jarvelin=True)"),
+        _Metric("ndcg", ("ndcg_burges",), _RANX + "ranx/metrics/ndcg.py, ndcg_burges() "
+                "(_ndcg with jarvelin=False)", keywords={"gain": "exponential"}),
         _Metric("rprec", ("r-precision", "r_precision"), _RANX + "ranx/metrics/r_precision.py, "
                 "r_precision()", cutoff="none"),
     ),
@@ -202,8 +203,11 @@ _add(_Preset(
     metrics=(
         _Metric("precision", ("precision_at_k",), _REC + "precision_at_k()", cutoff="required"),
         _Metric("recall", ("recall_at_k",), _REC + "recall_at_k()", cutoff="required"),
+        # ndcg_at_k merges its hits with the whole rating_true (how="outer") and takes
+        # the mean over every user of it: a user without predictions scores 0 and
+        # counts, unlike the other metrics' mean over the common users (n_users)
         _Metric("ndcg", ("ndcg_at_k",), _REC + "ndcg_at_k() (score_type='binary')",
-                keywords={"gain": "binary"}, cutoff="required"),
+                keywords={"gain": "binary", "missing": "zero"}, cutoff="required"),
         _Metric("ap", ("map_at_k",), _REC + "map_at_k()", keywords={"denominator": "min_k"},
                 cutoff="required"),
         _Metric("ap", ("map",), _REC + "map()", cutoff="required"),
@@ -621,8 +625,9 @@ def _evaluate_with_convention(evaluate, given: dict):
     original = given.pop("recommendations")
     if not isinstance(original, pd.DataFrame) or not isinstance(
             given.get("truth"), pd.DataFrame):
-        raise TypeError("convention= takes pandas DataFrames (for Dask, compute the "
-                        "keywords with describe_convention and pass them to evaluate)")
+        raise TypeError("convention= takes pandas DataFrames (for Polars, Arrow or Dask "
+                        "tables, compute the keywords with describe_convention and pass "
+                        "them to evaluate)")
     frames = []
     for (score_dtype, _), members in groups.items():
         recommendations = original
@@ -724,6 +729,18 @@ def convention_table():
                                  sorted(info["keywords"].items())
                                  if not _same(value, defaults.get(key, object()))
                                  and entry.kind in _RELEVANT.get(key, (entry.kind,)))
+            if entry.cutoff == "optional":
+                # a cut-off can change the keywords (ir-measures answers RR@k with
+                # another provider, which orders ties otherwise): say so
+                cut = _resolve(peer, entry.names[0] + "@10")
+                changed = ", ".join(f"{key}={value!r}" for key, value in
+                                    sorted(cut["keywords"].items())
+                                    if not _same(value, info["keywords"].get(key, object())))
+                if cut["score_dtype"] != info["score_dtype"]:
+                    changed += (", " if changed else "") + (
+                        f"{cut['score_dtype'] or 'float64'} scores")
+                if changed:
+                    keywords += ("; " if keywords else "") + f"with a cut-off: {changed}"
             rows.append({"peer": peer, "peer_version": preset.version,
                          "peer_metric": entry.names[0],
                          "metric": _EVALUATE_NAME[entry.kind] + (

@@ -151,6 +151,17 @@ def test_dask_input_is_refused_with_a_pointer():
         evaluate(recs, truth, ["mrr"], convention="ranx")
 
 
+@pytest.mark.parametrize("backend", ["polars", "pyarrow"])
+def test_polars_and_arrow_input_is_refused_with_a_pointer(backend):
+    # evaluate accepts Polars and Arrow tables; the presets do not, and say what to do
+    module = pytest.importorskip(backend)
+    frame = pd.DataFrame({"user": [1], "item": [1], "score": [1.0]})
+    recs = module.from_pandas(frame) if backend == "polars" else module.Table.from_pandas(frame)
+    truth = pd.DataFrame({"user": [1], "item": [1], "relevance": [1]})
+    with pytest.raises(TypeError, match="Polars, Arrow or Dask.*describe_convention"):
+        evaluate(recs, truth, ["mrr"], convention="ranx")
+
+
 PER_LIST = {"precision": ml.precision_at_k, "recall": ml.recall_at_k, "hit": ml.hit_at_k,
             "mrr": ml.reciprocal_rank, "map": ml.average_precision, "ndcg": ml.ndcg_at_k}
 
@@ -241,3 +252,35 @@ def test_reordered_path_keeps_every_keyword(seed):
         kw = {"min_grade": 2, "judged_only": True, "candidates": "recommended"}
         assert ml.ndcg_at_k(items, grades, 5, scores=scores, ties=ties, **kw) == \
             pytest.approx(ml.ndcg_at_k(order, grades, 5, **kw), nan_ok=True)
+
+
+def test_recommenders_ndcg_keeps_truth_users_without_predictions():
+    # Recommenders 1.2.1, recommenders/evaluation/python_evaluation.py: ndcg_at_k merges
+    # its hits with the whole rating_true (how="outer") and averages over every user of
+    # it, so user 2 (judged, no predictions) scores 0 and counts; precision_at_k,
+    # recall_at_k, map_at_k and map divide by the users in both tables (n_users of
+    # merge_ranking_true_pred). Run there: ndcg_at_k = (0.6131... + 0) / 2, the others
+    # 0.5 (user 1 only).
+    recs = pd.DataFrame({"user": [1, 1], "item": [10, 13], "score": [2.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 1, 2], "item": [10, 11, 12], "relevance": [1, 1, 1]})
+    out = evaluate(recs, truth, ["ndcg_at_k@2", "precision_at_k@2", "map_at_k@2"],
+                   convention="recommenders")
+    user1 = (1 / np.log2(2)) / (1 / np.log2(2) + 1 / np.log2(3))   # one hit at rank 1 of 2
+    assert out["ndcg_at_k@2"].mean() == pytest.approx(user1 / 2, abs=1e-12)
+    assert out.loc[2, "ndcg_at_k@2"] == 0.0
+    assert out["precision_at_k@2"].mean() == 0.5 and np.isnan(out.loc[2, "precision_at_k@2"])
+    assert out["map_at_k@2"].mean() == 0.5
+    assert describe_convention("recommenders", "ndcg_at_k@10")["keywords"]["missing"] == "zero"
+    assert describe_convention("recommenders", "precision_at_k@10")["keywords"]["missing"] == "skip"
+
+
+def test_table_states_keywords_that_a_cut_off_changes():
+    # ir-measures 0.4.3 answers RR with pytrec_eval (float32, trec_eval's order) but
+    # RR@k with its msmarco provider (ir_measures/providers/msmarco_provider.py: score
+    # descending, then id ascending, float64): the row must not hide that
+    table = ml.convention_table()
+    row = table[(table.peer == "ir_measures") & (table.peer_metric == "RR")].iloc[0]
+    assert "with a cut-off" in row["keywords"] and "ties='item_asc'" in row["keywords"]
+    assert describe_convention("ir_measures", "RR@10")["keywords"]["ties"] == "item_asc"
+    plain = table[(table.peer == "ranx") & (table.peer_metric == "mrr")].iloc[0]
+    assert "cut-off" not in plain["keywords"]
