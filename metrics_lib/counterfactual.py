@@ -170,7 +170,8 @@ _PARAMETERS = """rewards : array-like of float, shape (n,)
         target policy that puts mass on an action the logger never takes
         raises ``ValueError``. With propensities alone that check is
         impossible, and an estimate under missing overlap is silently
-        biased (downwards for non-negative rewards).
+        biased (IPS downwards for non-negative rewards; SNIPS and DR in
+        either direction).
     target_policy : array-like of float, shape (n, n_actions)
         The target policy's action distribution for each record's context
         (rows sum to 1); a deterministic policy has a single 1 per row.
@@ -259,8 +260,9 @@ def snips_estimate(rewards, actions, logging_policy, target_policy, *, confidenc
 
     The weights have expectation 1, so dividing by their sum instead of
     :math:`n` changes the estimate by a factor close to 1 that cancels much
-    of the variance of the weights (and makes the estimate invariant to a
-    constant added to the rewards) [1]_. The bias is of order :math:`1/n`.
+    of the variance of the weights; adding a constant :math:`c` to every
+    reward moves the estimate by exactly :math:`c` (IPS moves by
+    :math:`c\\,\\bar w`) [1]_. The bias is of order :math:`1/n`.
     The standard error is the delta method for a ratio of means,
     :math:`\\sqrt{\\sum_i w_i^2 (r_i - \\hat V)^2/(n-1)} / (\\sqrt n\\,\\bar w)`.
     When every weight is 0 (the target never takes a logged action) the

@@ -429,8 +429,8 @@ class SimulatedWorld:
         -----
         This is the examination curve of the position-based click model used
         by :meth:`simulate_clicks`, :meth:`position_based_clicks` and
-        :meth:`expected_clicks`; the power law follows the form fitted to
-        eye-tracking and click data by Joachims et al. [1]_.
+        :meth:`expected_clicks`; the power law is the examination model of
+        the simulation experiments of Joachims et al. [1]_.
 
         References
         ----------
@@ -1125,8 +1125,8 @@ def sample_rankings(scores, k, *, epsilon=0.1, pool=None, seed=0):
     among ``m`` items puts each of them at each position with probability
     ``1/m``). A list has probability :math:`(m-k)!/m!` under uniform
     exploration. These marginals are what item-position estimators need
-    [1]_; randomising the order of the top results is also how
-    Joachims et al. estimate position bias [2]_. A Plackett-Luce
+    [1]_; randomised presentation (for instance swapping two results at
+    random) is also how Joachims et al. estimate position bias [2]_. A Plackett-Luce
     (softmax) logger would be smoother, but its item-position marginals have
     no closed form.
 

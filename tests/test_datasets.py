@@ -456,3 +456,56 @@ def test_user_activity_makes_pre_period_predictive():
     assert fresh.user_activity_scale == 1.0 and fresh.user_activity.std() > 0.5
     with pytest.raises(ValueError, match="user_activity_scale"):
         simulate_world(n_users=5, n_items=5, user_activity_scale=-1.0)
+
+
+def _logger_distribution(scores_row, k, epsilon, pool):
+    """Exact distribution of the logger's ordered lists, by enumeration."""
+    import itertools
+    eligible = [i for i in range(scores_row.size) if np.isfinite(scores_row[i])]
+    order = sorted(eligible, key=lambda i: (-scores_row[i], i))   # ties: lower index
+    dist = {}
+    explore = list(itertools.permutations(eligible, k))
+    for lst in explore:
+        dist[lst] = dist.get(lst, 0.0) + epsilon / len(explore)
+    if pool is None:
+        exploit = [tuple(order[:k])]
+    else:
+        exploit = list(itertools.permutations(order[:min(pool, len(eligible))], k))
+    for lst in exploit:
+        dist[lst] = dist.get(lst, 0.0) + (1.0 - epsilon) / len(exploit)
+    return dist
+
+
+def test_sample_rankings_propensities_exact_by_enumeration():
+    # every propensity the logger reports equals the probability obtained by listing
+    # all ordered lists it can show (ties, ineligible items, pools larger than the
+    # eligible set, invalid candidate lists with repeats)
+    import itertools
+    rng = np.random.default_rng(21)
+    for _ in range(40):
+        n_items = int(rng.integers(3, 7))
+        k = int(rng.integers(1, min(4, n_items) + 1))
+        row = rng.integers(0, 3, size=n_items).astype(float)       # many ties
+        out = rng.random(n_items) < 0.25
+        if (~out).sum() >= k:
+            row[out] = -np.inf
+        epsilon = float(rng.choice([0.0, 0.17, 0.5, 1.0]))
+        pool = [None, k, k + 1, n_items + 2][int(rng.integers(0, 4))]
+        dist = _logger_distribution(row, k, epsilon, pool)
+        assert sum(dist.values()) == pytest.approx(1.0)
+        exact = np.zeros((n_items, k))
+        for lst, prob in dist.items():
+            exact[list(lst), np.arange(k)] += prob
+        candidates = np.array(list(itertools.product(range(n_items), repeat=k)))
+        log = sample_rankings(np.repeat(row[None, :], len(candidates), axis=0), k,
+                              epsilon=epsilon, pool=pool, seed=1)
+        np.testing.assert_allclose(log.item_position_marginals()[0], exact, atol=1e-12)
+        np.testing.assert_allclose(log.marginals(candidates),
+                                   exact[candidates, np.arange(k)], atol=1e-12)
+        np.testing.assert_allclose(log.slate_probability(candidates),
+                                   [dist.get(tuple(c), 0.0) for c in candidates.tolist()],
+                                   atol=1e-12)
+        np.testing.assert_allclose(log.propensities, exact[log.lists, np.arange(k)],
+                                   atol=1e-12)
+        np.testing.assert_allclose(log.slate_propensities,
+                                   [dist[tuple(c)] for c in log.lists.tolist()], atol=1e-12)
