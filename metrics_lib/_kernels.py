@@ -114,9 +114,9 @@ def in_block_order(values: np.ndarray, descending: bool, tie_key, ties: str,
     """
     if values.size < 2:
         return True
-    strict = (values[:-1] > values[1:]) if descending else (values[:-1] < values[1:])
-    suspects = np.flatnonzero(~strict)
-    del strict
+    # neighbours not strictly in order (the values are finite: no NaN)
+    suspects = np.flatnonzero((values[:-1] <= values[1:]) if descending
+                              else (values[:-1] >= values[1:]))
     if suspects.size:
         block_ends = block_starts(lengths)[1:] - 1
         suspects = suspects[~np.isin(suspects, block_ends, assume_unique=True)]
@@ -230,8 +230,16 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
     buffer = np.empty(min(step, n_blocks) * width, dtype=dtype)
     key_buffer = np.empty_like(buffer)
     same_buffer = np.empty(buffer.size, dtype=bool)
-    found_rows, found_first, found_second = [], [], []
     mask = (1 << bits) - 1
+    low = max(int(m - 1).bit_length(), 1)  # judgement index bits in a packed hit
+    packed_hits = int(n - 1).bit_length() + low <= 63
+
+    def judgement_of(rows, cols):
+        position = truth_starts[rows] + cols - rec_width
+        return position if judged is None else judged[position]
+
+    dup_row = dup_truth = -1
+    found = []
     for user in range(0, n_blocks, step):
         stop = min(user + step, n_blocks)
         users = stop - user
@@ -246,8 +254,7 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
             target |= columns
         else:
             matrix[:] = padding
-            local = lengths[user:stop]
-            row = np.repeat(np.arange(users), local)
+            row = np.repeat(np.arange(users), lengths[user:stop])
             col = np.arange(row_stop - row_start) - (starts[user:stop] - row_start)[row]
             matrix.reshape(-1)[row * width + col] = (item_key[row_start:row_stop]
                                                      << bits) | col
@@ -266,41 +273,52 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
         row = pairs // (width - 1)
         pairs += row  # the left neighbour's index in the flat matrix
         flat = matrix.reshape(-1)
-        found_first.append(flat[pairs] & mask)
+        first = flat[pairs] & mask
         pairs += 1
-        found_second.append(flat[pairs] & mask)
+        second = flat[pairs] & mask
+        del pairs
         row += user
-        found_rows.append(row)
+        # columns ascend among equal keys: recommended ones come first
+        rec_dup = second < rec_width     # two recommended rows
+        truth_dup = first >= rec_width   # two judgements
+        if dup_row < 0 and rec_dup.any():
+            at = int(np.argmax(rec_dup))
+            dup_row = int(starts[row[at]] + first[at])
+        if dup_truth < 0 and truth_dup.any():
+            at = int(np.argmax(truth_dup))
+            dup_truth = int(judgement_of(row[at:at + 1], first[at:at + 1])[0])
+        if dup_row >= 0 or dup_truth >= 0:
+            continue  # no values are computed; keep looking for the first ones
+        # Hits, back in block-layout order (by user, then rank): sorting the
+        # row index with the judgement index in its low bits, one chunk at
+        # a time while it is in cache.
+        hit_rows = starts[row] + first
+        judgement = judgement_of(row, second)
+        if packed_hits:
+            hit = (hit_rows << low) | judgement
+            hit.sort()
+        else:  # pragma: no cover - beyond 2**63 rows and judgements
+            by_row = np.argsort(hit_rows)
+            hit = (hit_rows[by_row], judgement[by_row])
+        found.append(hit)
     del buffer, key_buffer, same_buffer, truth_packed, truth_flat
-    row = np.concatenate(found_rows)
-    first = np.concatenate(found_first).astype(np.int64)
-    second = np.concatenate(found_second).astype(np.int64)
-    del found_rows, found_first, found_second
 
-    def judgement_of(rows, cols):
-        position = truth_starts[rows] + cols - rec_width
-        return position if judged is None else judged[position]
-
-    dup_row = dup_truth = -1
-    rec_dup = second < rec_width     # two recommended rows (columns ascend)
-    if rec_dup.any():
-        at = int(np.argmax(rec_dup))
-        dup_row = int(starts[row[at]] + first[at])
-    truth_dup = first >= rec_width   # two judgements
-    if truth_dup.any():
-        at = int(np.argmax(truth_dup))
-        dup_truth = int(judgement_of(row[at:at + 1], first[at:at + 1])[0])
-    elif judged is not None:
+    if dup_truth < 0 and judged is not None:
         # judgements of users without recommendations: not in the matrix
         others = np.flatnonzero(~in_blocks)
-        found = _first_duplicate(truth_code[others].astype(np.int64) * span
+        first = _first_duplicate(truth_code[others].astype(np.int64) * span
                                  + truth_item_key[others])
-        dup_truth = -1 if found < 0 else int(others[found])
-    hit = ~(rec_dup | truth_dup)
-    del rec_dup, truth_dup
-    row, first, second = row[hit], first[hit], second[hit]
-    hit_rows, judgement = _rows_in_order(starts[row] + first,
-                                         judgement_of(row, second), n, m)
+        dup_truth = -1 if first < 0 else int(others[first])
+    if dup_row >= 0 or dup_truth >= 0:
+        return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64), dup_row,
+                dup_truth)
+    if packed_hits:
+        hit = np.concatenate(found)
+        hit_rows, judgement = hit >> low, hit & ((1 << low) - 1)
+    else:  # pragma: no cover - beyond 2**63 rows and judgements
+        hit_rows = np.concatenate([rows for rows, _ in found])
+        judgement = np.concatenate([judgements for _, judgements in found])
+    del found
     return hit_rows, truth_grade[judgement], dup_row, dup_truth
 
 
@@ -452,9 +470,14 @@ class UserTable:
         # The rows that can score: a positive grade (levels are > 0).
         positive = hit_grades > 0
         hit_rows = hit_rows[positive]
-        starts = block_starts(lengths)
-        self.hit_user = np.searchsorted(starts, hit_rows, side="right") - 1
-        self.hit_pos = hit_rows - starts[self.hit_user] + 1
+        width = int(lengths[0]) if lengths.size else 0
+        if width and np.all(lengths == width):  # a top-k table: blocks of one length
+            self.hit_user, self.hit_pos = np.divmod(hit_rows, width)
+            self.hit_pos += 1
+        else:
+            starts = block_starts(lengths)
+            self.hit_user = np.searchsorted(starts, hit_rows, side="right") - 1
+            self.hit_pos = hit_rows - starts[self.hit_user] + 1
         self.hit_grade = hit_grades[positive]
         self.truth_code = truth_code
         self.truth_grade = truth_grade

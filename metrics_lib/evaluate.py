@@ -600,6 +600,29 @@ def _group_by_user(users: np.ndarray):
     return pd.Index(block_users), lengths, order
 
 
+def _user_codes(block_users: pd.Index, truth_users: np.ndarray) -> np.ndarray:
+    """Block code of every judged user, -1 for users without a block.
+
+    ``block_users.get_indexer(truth_users)``; integer ids of a moderate span
+    (the usual 0..N-1 user numbers) go through a lookup table instead of a
+    hash table, several times faster.
+    """
+    ids = block_users.to_numpy()
+    if (ids.size and ids.dtype.kind in "iu" and truth_users.dtype == ids.dtype
+            and truth_users.size):
+        low, high = int(ids.min()), int(ids.max())
+        if high - low < 4 * ids.size + 1024:
+            table = np.full(high - low + 1, -1, dtype=np.int64)
+            table[ids - ids.dtype.type(low)] = np.arange(ids.size)
+            if int(truth_users.min()) >= low and int(truth_users.max()) <= high:
+                return table[truth_users - truth_users.dtype.type(low)]
+            inside = (truth_users >= low) & (truth_users <= high)
+            codes = np.full(truth_users.size, -1, dtype=np.int64)
+            codes[inside] = table[truth_users[inside] - truth_users.dtype.type(low)]
+            return codes
+    return block_users.get_indexer(truth_users)
+
+
 # Below this many recommendation rows per thread, a thread costs more than it
 # saves: the input is scored in the calling thread.
 _MIN_ROWS_PER_THREAD = 50_000
@@ -726,7 +749,7 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     block_users, lengths, order = _group_by_user(rec_users)
 
     # 2. Code the judged users: blocks first, then users never recommended.
-    truth_code = pd.Index(block_users).get_indexer(truth_users)
+    truth_code = _user_codes(block_users, truth_users)
     unseen = truth_code < 0
     extra_users = block_users[:0]
     if unseen.any():
