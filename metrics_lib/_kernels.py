@@ -7,7 +7,9 @@ are in rank order (rank 1 first). Users that only appear in the judgements
 get the codes ``B, B+1, ...``. Every function here works on whole arrays:
 there is no Python loop over users. Per-user results come from
 ``np.bincount`` over user codes, per-row ranks from block offsets, and the
-(user, item) join from one sort inside each block plus ``np.searchsorted``.
+(user, item) join from one sort per user of the user's recommended and judged
+items together (:func:`_join_in_rows`), or, for very uneven lists, from one
+sort inside each block plus ``np.searchsorted``.
 """
 
 from __future__ import annotations

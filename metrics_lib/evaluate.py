@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from ._kernels import (UserTable, grade_levels, in_block_order, lookup_grades,
-                       segment_argsort)
+from ._kernels import (UserTable, _stable_order, grade_levels, in_block_order,
+                       lookup_grades, segment_argsort)
 from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
 from ._validation import (
     check_choice,
@@ -340,12 +340,14 @@ default="item_desc"
 
     No Python loop runs over users: the recommendations are grouped by user
     (free when they already are), sorted by score inside each user only when
-    they are not already, joined with ``truth`` by one sort inside each user
-    and a binary search, and every metric is a ``np.bincount`` over user
-    codes. Time and memory grow linearly with the number of rows.
+    they are not already (checking costs one comparison per row), joined with
+    ``truth`` by one sort per user of the user's recommended and judged items
+    together (equal neighbours are hits, or duplicates), and every metric is a
+    ``np.bincount`` over user codes. Time and memory grow linearly with the
+    number of rows.
 
-    Threads (``n_jobs``): about two thirds of the time on a large table is
-    the join, which is numpy sorting and binary search. numpy releases the
+    Threads (``n_jobs``): close to half of the time on a large table is the
+    join, which is mostly numpy sorting. numpy releases the
     GIL (Python's global interpreter lock) inside those calls, so chunks of
     users scored in threads run on separate cores without copying the tables
     to other processes. Input checks, grouping and the final assembly stay
@@ -596,7 +598,7 @@ def _group_by_user(users: np.ndarray):
     lengths = np.bincount(codes, minlength=block_users.size).astype(np.int64)
     order = None
     if codes.size > 1 and np.any(codes[1:] < codes[:-1]):
-        order = np.argsort(codes, kind="stable")
+        order = _stable_order(codes)
     return pd.Index(block_users), lengths, order
 
 
