@@ -216,12 +216,8 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
         codes = codes[order]
         judged = order if judged is None else judged[order]
     truth_starts = block_starts(per_user)
-    truth_col = np.arange(codes.size) - truth_starts[codes] + rec_width
-
-    items = truth_item_key if judged is None else truth_item_key[judged]
-    truth_packed = ((items << bits) | truth_col).astype(dtype)
-    truth_flat = codes * width + truth_col  # place in a matrix of all users
-    del items, truth_col
+    # (the judgements' columns and packed keys are computed chunk by chunk
+    # below: no array of the size of the judgements is made here)
     padding = ((span + np.arange(width)) << bits).astype(dtype)
     columns = np.arange(rec_width, dtype=dtype)
     equal_lengths = bool(np.all(lengths == rec_width))
@@ -263,8 +259,15 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
             del row, col
         first_judged, stop_judged = int(truth_starts[user]), int(
             truth_starts[stop - 1] + per_user[stop - 1])
-        matrix.reshape(-1)[truth_flat[first_judged:stop_judged] - user * width] = \
-            truth_packed[first_judged:stop_judged]
+        local = codes[first_judged:stop_judged] - user  # row in this chunk
+        col = np.arange(first_judged, stop_judged) - truth_starts[user:stop][local]
+        col += rec_width
+        items = (truth_item_key[first_judged:stop_judged] if judged is None
+                 else truth_item_key[judged[first_judged:stop_judged]])
+        local *= width
+        local += col
+        matrix.reshape(-1)[local] = (items << bits) | col
+        del local, col, items
         matrix.sort(axis=1)
         # Neighbours with equal item keys: hits and duplicates.
         keys = np.right_shift(matrix, bits, out=key_buffer[:users * width].reshape(
@@ -303,7 +306,7 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
             by_row = np.argsort(hit_rows)
             hit = (hit_rows[by_row], judgement[by_row])
         found.append(hit)
-    del buffer, key_buffer, same_buffer, truth_packed, truth_flat
+    del buffer, key_buffer, same_buffer
 
     if dup_truth < 0 and judged is not None:
         # judgements of users without recommendations: not in the matrix
@@ -471,6 +474,8 @@ class UserTable:
         self.list_len[:lengths.size] = lengths
         # The rows that can score: a positive grade (levels are > 0).
         positive = hit_grades > 0
+        if positive.all():  # the usual case: no copies
+            positive = slice(None)
         hit_rows = hit_rows[positive]
         width = int(lengths[0]) if lengths.size else 0
         if width and np.all(lengths == width):  # a top-k table: blocks of one length
