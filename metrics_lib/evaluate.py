@@ -628,6 +628,12 @@ def _user_codes(block_users: pd.Index, truth_users: np.ndarray) -> np.ndarray:
 # Below this many recommendation rows per thread, a thread costs more than it
 # saves: the input is scored in the calling thread.
 _MIN_ROWS_PER_THREAD = 50_000
+# Above this many recommendation rows, the users are scored in chunks of
+# about this many rows even in one thread: each chunk's judgements and hits
+# then stay in the processor's cache, so that the cost per row does not grow
+# with the table (a user's values depend on the user's rows only, so the
+# result is the same bit for bit).
+_ROWS_PER_CHUNK = 1_000_000
 
 
 def _concat(arrays):
@@ -648,7 +654,8 @@ def _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades, *, n_extra,
     the last chunk. A single chunk is the input itself, untouched.
     """
     n_blocks = lengths.size
-    n_chunks = min(n_jobs, n_blocks, rec_keys.size // _MIN_ROWS_PER_THREAD)
+    n_chunks = min(max(min(n_jobs, rec_keys.size // _MIN_ROWS_PER_THREAD),
+                       rec_keys.size // _ROWS_PER_CHUNK), n_blocks)
     if n_chunks <= 1:
         return [(rec_keys, lengths, truth_code, truth_keys, grades,
                  n_blocks + n_extra, 0, 0)]
@@ -666,8 +673,11 @@ def _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades, *, n_extra,
     if grouped:
         truth_bounds = np.r_[0, np.searchsorted(truth_code, bounds[1:-1]),
                              truth_code.size]
-    else:
+    else:  # each chunk's judgements, in their original order
         owner = np.searchsorted(bounds[1:-1], truth_code, side="right")
+        by_owner = _stable_order(owner)
+        owner_bounds = np.r_[0, np.cumsum(np.bincount(owner, minlength=bounds.size - 1))]
+        del owner
     chunks = []
     for j in range(bounds.size - 1):
         first, stop = int(bounds[j]), int(bounds[j + 1])
@@ -677,7 +687,7 @@ def _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades, *, n_extra,
             index = slice(int(truth_bounds[j]), int(truth_bounds[j + 1]))
             mapping = index.start
         else:
-            index = mapping = np.flatnonzero(owner == j)
+            index = mapping = by_owner[owner_bounds[j]:owner_bounds[j + 1]]
         last = j == bounds.size - 2
         chunks.append((rec_keys[row_start:row_stop], lengths[first:stop],
                        truth_code[index] - first, truth_keys[index], grades[index],
@@ -806,10 +816,11 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     levels = grade_levels(grades)
     chunks = _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades,
                            n_extra=len(extra_users), n_jobs=n_jobs)
-    if len(chunks) == 1:
-        parts = [_score_chunk(*chunks[0], levels=levels, options=options)]
+    if len(chunks) == 1 or n_jobs == 1:
+        parts = [_score_chunk(*chunk, levels=levels, options=options)
+                 for chunk in chunks]
     else:
-        with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        with ThreadPoolExecutor(max_workers=min(n_jobs, len(chunks))) as pool:
             parts = list(pool.map(
                 lambda chunk: _score_chunk(*chunk, levels=levels, options=options),
                 chunks))

@@ -233,3 +233,27 @@ def test_row_join_is_taken_for_a_top_k_table(monkeypatch):
     recs = recs.groupby("user").head(1)  # one item each: equal lengths
     evaluate(recs, truth, ["mrr"])
     assert calls == [True]
+
+
+@pytest.mark.parametrize("grouped_truth", [True, False])
+def test_chunks_of_users_in_one_thread_change_nothing(grouped_truth, monkeypatch):
+    """Large inputs are scored in chunks of users even with n_jobs=1."""
+    recs, truth = tied_tables(9, n_users=60)
+    truth = pd.concat([truth, pd.DataFrame({"user": [500, 501], "item": [1, 2],
+                                            "relevance": [1, 0]})])  # never recommended
+    if not grouped_truth:
+        truth = truth.sample(frac=1.0, random_state=3)
+    truth = truth.reset_index(drop=True)
+    whole = evaluate(recs, truth, METRICS)
+    calls = []
+    original = evaluate_module._score_chunk
+    monkeypatch.setattr(evaluate_module, "_score_chunk",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    monkeypatch.setattr(evaluate_module, "_ROWS_PER_CHUNK", 25)
+    chunked = evaluate(recs, truth, METRICS)
+    assert len(calls) > 5
+    pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
+    # the first duplicate in user order is still the one named
+    twice = pd.concat([recs, recs.iloc[[len(recs) - 1, 3]]], ignore_index=True)
+    with pytest.raises(ValueError, match=f"twice for user {recs['user'].iloc[3]}"):
+        evaluate(twice, truth, METRICS)
