@@ -261,8 +261,10 @@ default="item_desc"
         stable sort).
     n_jobs : int, default=1
         Number of threads for the join and the metrics: the users are split
-        into ``n_jobs`` contiguous chunks of about equal numbers of rows,
-        scored in parallel and put back in order. ``-1`` uses
+        into ``n_jobs`` contiguous chunks of about equal numbers of rows
+        (more chunks above a million rows, which are scored about a million
+        rows at a time even in one thread, so that the work stays in the
+        processor's cache), scored in parallel and put back in order. ``-1`` uses
         ``os.cpu_count()`` threads. The result is identical, bit for bit, to
         ``n_jobs=1``. Inputs of fewer than 100,000 recommendation rows (50,000
         per thread) run in the calling thread. Dask input ignores it: Dask
