@@ -349,7 +349,7 @@ default="item_desc"
     number of rows.
 
     Threads (``n_jobs``): close to half of the time on a large table is the
-    join, which is mostly numpy sorting. numpy releases the
+    join, numpy sorts and elementwise passes. numpy releases the
     GIL (Python's global interpreter lock) inside those calls, so chunks of
     users scored in threads run on separate cores without copying the tables
     to other processes. Input checks, grouping and the final assembly stay
