@@ -80,6 +80,67 @@ def run_evaluate(recs, truth, n_jobs=1):
     return metrics_lib.evaluate(recs, truth, METRICS, n_jobs=n_jobs), 0.0
 
 
+def run_numpy(recs, truth):
+    """The same five metrics written by hand with numpy, for this workload.
+
+    What one writes without a library, knowing the data: integer ids, so the
+    (user, item) join is one int64 key and a binary search in the sorted
+    judgement keys; the rows come grouped by user and best first, so ranks
+    are positions inside each user's block (nothing is checked or sorted and
+    no tie rule is applied); every metric is a ``np.bincount`` over user
+    codes. No input validation. Its "conversion" is reading the columns as
+    numpy arrays.
+    """
+    start = time.perf_counter()
+    user, item = recs["user"].to_numpy(), recs["item"].to_numpy()
+    t_user, t_item = truth["user"].to_numpy(), truth["item"].to_numpy()
+    t_grade = truth["relevance"].to_numpy(np.float64)
+    convert = time.perf_counter() - start
+    # the join: (user, item) as one int64 key, judgements sorted once
+    span = int(max(item.max(), t_item.max())) + 1
+    t_key = t_user * span + t_item
+    by_key = np.argsort(t_key)
+    t_key_sorted = t_key[by_key]
+    where = np.minimum(np.searchsorted(t_key_sorted, user * span + item), t_key.size - 1)
+    found = t_key_sorted[where] == user * span + item
+    grade = np.where(found, t_grade[by_key[where]], 0.0)
+    # user blocks and ranks
+    starts = np.flatnonzero(np.r_[True, user[1:] != user[:-1]])
+    users = user[starts]
+    code = np.repeat(np.arange(users.size), np.diff(np.r_[starts, user.size]))
+    rank = np.arange(user.size) - starts[code] + 1
+    t_code = np.searchsorted(users, t_user)
+    n_rel = np.bincount(t_code, minlength=users.size).astype(np.float64)
+    hit = grade >= 1
+    hit_code, hit_rank = code[hit], rank[hit]
+    top10 = hit_rank <= 10
+    count10 = np.bincount(hit_code[top10], minlength=users.size)
+    first = np.r_[True, hit_code[1:] != hit_code[:-1]]
+    rr = np.zeros(users.size)
+    rr[hit_code[first]] = 1.0 / hit_rank[first]
+    # hits so far inside each user: a running count restarted at each user
+    so_far = np.arange(hit_code.size) + 1
+    so_far -= np.maximum.accumulate(np.where(first, so_far - 1, 0))
+    top100 = hit_rank <= 100
+    ap = np.bincount(hit_code[top100], weights=so_far[top100] / hit_rank[top100],
+                     minlength=users.size) / n_rel
+    cut = rank <= 10
+    dcg = np.bincount(code[cut], weights=grade[cut] / np.log2(rank[cut] + 1),
+                      minlength=users.size)
+    # ideal DCG: each user's grades in decreasing order
+    order = np.lexsort((-t_grade, t_code))
+    s_code, s_grade = t_code[order], t_grade[order]
+    s_start = np.flatnonzero(np.r_[True, s_code[1:] != s_code[:-1]])
+    s_rank = np.arange(s_code.size) - np.repeat(s_start, np.diff(np.r_[s_start, s_code.size])) + 1
+    cut = s_rank <= 10
+    ideal = np.bincount(s_code[cut], weights=s_grade[cut] / np.log2(s_rank[cut] + 1),
+                        minlength=users.size)
+    frame = pd.DataFrame({"ndcg@10": dcg / ideal, "map@100": ap, "mrr": rr,
+                          "precision@10": count10 / 10, "recall@10": count10 / n_rel},
+                         index=pd.Index(users, name="user"))
+    return frame, convert
+
+
 def run_pytrec_eval(recs, truth):
     import pytrec_eval
 
@@ -142,13 +203,16 @@ def run_recommenders(recs, truth):
     return pd.Series(means), convert
 
 
-TOOLS = {"metrics_lib.evaluate": run_evaluate, "pytrec_eval": run_pytrec_eval,
+# Not a peer library: the baseline of code written by hand (never the "fastest peer").
+BY_HAND = "numpy (by hand)"
+TOOLS = {"metrics_lib.evaluate": run_evaluate, BY_HAND: run_numpy,
+         "pytrec_eval": run_pytrec_eval,
          "ranx": run_ranx, "recommenders": run_recommenders}
 
 
 def to_frame(tool, result, users) -> pd.DataFrame | pd.Series:
     """Per-user values indexed by int user id (or a Series of means)."""
-    if tool == "metrics_lib.evaluate":
+    if tool in ("metrics_lib.evaluate", BY_HAND):
         return result
     if tool == "pytrec_eval":
         frame = pd.DataFrame({m: {int(q): v[PYTREC[m]] for q, v in result.items()}
@@ -164,7 +228,8 @@ def to_frame(tool, result, users) -> pd.DataFrame | pd.Series:
 
 # -- worker: one measurement in a fresh process -------------------------------
 
-PRELOAD = {"metrics_lib.evaluate": ["metrics_lib"], "pytrec_eval": ["pytrec_eval"],
+PRELOAD = {"metrics_lib.evaluate": ["metrics_lib"], BY_HAND: [],
+           "pytrec_eval": ["pytrec_eval"],
            "ranx": ["ranx"], "recommenders": ["recommenders.evaluation.python_evaluation"]}
 
 
@@ -243,6 +308,9 @@ def comparison(users, recommenders_users, runs, scratch) -> list[dict]:
              "n_jobs=2 (two threads); workload as emitted (user blocks, best first)"),
             (evaluate, users, True, 1, "n_jobs=1 (one thread); same rows shuffled"),
             (evaluate, users, True, 2, "n_jobs=2 (two threads); same rows shuffled"),
+            (BY_HAND, users, False, None,
+             "baseline, not a peer: int64 key join by binary search, then numpy (one "
+             "thread); relies on the rows being grouped and sorted, no checks"),
             ("pytrec_eval", users, False, None, "one thread"),
             ("ranx", users, False, None,
              "JIT warm-up excluded; conversion in one thread, Numba metric loops parallel"),
@@ -284,7 +352,8 @@ def comparison(users, recommenders_users, runs, scratch) -> list[dict]:
         base = next(r for r in rows if r["tool"] == evaluate and r["users"] == row["users"]
                     and not r["shuffled"] and r["n_jobs"] == 1)
         fastest_peer = min(r["seconds_median"] for r in rows
-                           if r["tool"] != evaluate and r["users"] == row["users"])
+                           if r["tool"] not in (evaluate, BY_HAND)
+                           and r["users"] == row["users"])
         row["ratio_to_evaluate"] = row["seconds_median"] / base["seconds_median"]
         row["speedup_vs_fastest_peer"] = fastest_peer / row["seconds_median"]
         row["peak_over_input"] = row["peak_extra_mb"] / row["input_mb"]

@@ -7,7 +7,9 @@ are in rank order (rank 1 first). Users that only appear in the judgements
 get the codes ``B, B+1, ...``. Every function here works on whole arrays:
 there is no Python loop over users. Per-user results come from
 ``np.bincount`` over user codes, per-row ranks from block offsets, and the
-(user, item) join from one sort inside each block plus ``np.searchsorted``.
+(user, item) join from one sort per user of the user's recommended and judged
+items together (:func:`_join_in_rows`), or, for very uneven lists, from one
+sort inside each block plus ``np.searchsorted``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ __all__ = [
 # Padding a ragged layout into a (blocks x longest block) matrix is worth it
 # while the matrix stays within this factor of the number of rows.
 _PAD_FACTOR = 3
+
+# Matrix entries per chunk of users in the row join (_join_in_rows): small
+# enough for a core's cache, large enough that the loop over chunks costs
+# little.
+_JOIN_CHUNK = 1 << 17
 
 # From this highest grade on, exponential gains are scaled per user (see
 # UserTable._gain): 2**1024 overflows float64, and a sum of gains overflows
@@ -109,9 +116,9 @@ def in_block_order(values: np.ndarray, descending: bool, tie_key, ties: str,
     """
     if values.size < 2:
         return True
-    strict = (values[:-1] > values[1:]) if descending else (values[:-1] < values[1:])
-    suspects = np.flatnonzero(~strict)
-    del strict
+    # neighbours not strictly in order (the values are finite: no NaN)
+    suspects = np.flatnonzero((values[:-1] <= values[1:]) if descending
+                              else (values[:-1] >= values[1:]))
     if suspects.size:
         block_ends = block_starts(lengths)[1:] - 1
         suspects = suspects[~np.isin(suspects, block_ends, assume_unique=True)]
@@ -127,6 +134,199 @@ def in_block_order(values: np.ndarray, descending: bool, tie_key, ties: str,
     return bool(np.all(before > after) if ties.endswith("_desc") else np.all(before < after))
 
 
+def _stable_order(codes: np.ndarray) -> np.ndarray:
+    """``np.argsort(codes, kind="stable")`` for non-negative integer codes.
+
+    The index is packed into the low bits of each code, so that a plain
+    (unstable, vectorised) integer sort gives the stable order: several times
+    faster than a stable argsort.
+    """
+    low = max(int(codes.size - 1).bit_length(), 1)
+    top = int(codes.max(initial=0))
+    if top.bit_length() + low > 62:
+        return np.argsort(codes, kind="stable")
+    packed = (codes.astype(np.int64) << low) | np.arange(codes.size)
+    packed.sort()
+    packed &= (1 << low) - 1
+    return packed
+
+
+def _rows_in_order(hit_rows: np.ndarray, judgement: np.ndarray, n: int, m: int):
+    """``hit_rows`` sorted increasingly, with ``judgement`` carried along.
+
+    The judgement index is packed into the low bits of the row index, so
+    that a plain integer sort does the work of an argsort (much faster).
+    """
+    low = max(int(m - 1).bit_length(), 1)
+    if int(n - 1).bit_length() + low <= 63:
+        packed = (hit_rows.astype(np.int64) << low) | judgement
+        # the rows arrive grouped by user (in item order inside a user): a
+        # merge sort uses those runs and is several times faster here
+        packed.sort(kind="stable")
+        return packed >> low, packed & ((1 << low) - 1)
+    by_row = np.argsort(hit_rows)  # pragma: no cover - beyond 2**63 rows and judgements
+    return hit_rows[by_row], judgement[by_row]  # pragma: no cover
+
+
+def _first_duplicate(keys: np.ndarray) -> int:
+    """Index of the first of two equal keys in stable sorted order, or -1."""
+    if keys.size < 2:
+        return -1
+    order = np.argsort(keys, kind="stable")
+    same = keys[order[1:]] == keys[order[:-1]]
+    return int(order[np.argmax(same)]) if same.any() else -1
+
+
+def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, span):
+    """:func:`lookup_grades` by one sort per user of both sides together, or None.
+
+    Every user gets one row of a matrix: the recommended item keys, then the
+    judged ones, then padding. Each entry packs the item key above the
+    column index (columns below the longest list hold recommendations, the
+    others judgements). Sorting the rows brings equal items next to each
+    other: a recommended item next to a judged one is a hit, two recommended
+    (or two judged) ones a duplicate. One sort of short rows replaces a sort
+    of the recommendations, a sort of the judgements and a binary search over
+    all rows, and the entries fit in 32 bits when the item keys span fewer
+    than about 2**31 / (longest list + most judgements of a user) values,
+    which halves the memory traffic. Returns None when padding would waste
+    too much memory (very uneven lists) or the packed keys would not fit in
+    64 bits; the caller then joins by binary search.
+    """
+    n, n_blocks, m = item_key.size, lengths.size, truth_code.size
+    if n == 0 or m == 0:
+        return None
+    in_blocks = truth_code < n_blocks
+    judged = None if in_blocks.all() else np.flatnonzero(in_blocks)
+    codes = truth_code if judged is None else truth_code[judged]
+    per_user = np.bincount(codes, minlength=n_blocks)
+    rec_width = int(lengths.max())
+    width = rec_width + int(per_user.max(initial=0))
+    if codes.size == 0 or n_blocks * width > _PAD_FACTOR * (n + codes.size):
+        return None
+    bits = max(int(width - 1).bit_length(), 1)
+    # padding: item keys span .. span + width - 1, distinct, after every real key
+    top = (span + width) << bits
+    dtype = np.int32 if top <= 2**31 else np.int64 if top <= 2**62 else None
+    if dtype is None:
+        return None
+    # Judgements grouped by user, in their input order inside a user.
+    if codes.size > 1 and np.any(codes[1:] < codes[:-1]):
+        order = _stable_order(codes)
+        codes = codes[order]
+        judged = order if judged is None else judged[order]
+    truth_starts = block_starts(per_user)
+    # (the judgements' columns and packed keys are computed chunk by chunk
+    # below: no array of the size of the judgements is made here)
+    padding = ((span + np.arange(width)) << bits).astype(dtype)
+    columns = np.arange(rec_width, dtype=dtype)
+    equal_lengths = bool(np.all(lengths == rec_width))
+    starts = block_starts(lengths)
+    # Users in chunks whose matrix fits in a core's cache: every pass over it
+    # then reads cache instead of memory, and no large temporary is mapped.
+    step = max(1, _JOIN_CHUNK // width)
+    buffer = np.empty(min(step, n_blocks) * width, dtype=dtype)
+    key_buffer = np.empty_like(buffer)
+    same_buffer = np.empty(buffer.size, dtype=bool)
+    mask = (1 << bits) - 1
+    low = max(int(m - 1).bit_length(), 1)  # judgement index bits in a packed hit
+    packed_hits = int(n - 1).bit_length() + low <= 63
+
+    def judgement_of(rows, cols):
+        position = truth_starts[rows] + cols - rec_width
+        return position if judged is None else judged[position]
+
+    dup_row = dup_truth = -1
+    found = []
+    for user in range(0, n_blocks, step):
+        stop = min(user + step, n_blocks)
+        users = stop - user
+        matrix = buffer[:users * width].reshape(users, width)
+        row_start = int(starts[user])
+        row_stop = int(starts[stop - 1] + lengths[stop - 1])
+        if equal_lengths:  # a top-k table: one strided write
+            matrix[:, rec_width:] = padding[rec_width:]
+            target = matrix[:, :rec_width]
+            np.left_shift(item_key[row_start:row_stop].reshape(users, rec_width), bits,
+                          out=target, casting="unsafe")
+            target |= columns
+        else:
+            matrix[:] = padding
+            row = np.repeat(np.arange(users), lengths[user:stop])
+            col = np.arange(row_stop - row_start) - (starts[user:stop] - row_start)[row]
+            matrix.reshape(-1)[row * width + col] = (item_key[row_start:row_stop]
+                                                     << bits) | col
+            del row, col
+        first_judged, stop_judged = int(truth_starts[user]), int(
+            truth_starts[stop - 1] + per_user[stop - 1])
+        local = codes[first_judged:stop_judged] - user  # row in this chunk
+        col = np.arange(first_judged, stop_judged) - truth_starts[user:stop][local]
+        col += rec_width
+        items = (truth_item_key[first_judged:stop_judged] if judged is None
+                 else truth_item_key[judged[first_judged:stop_judged]])
+        local *= width
+        local += col
+        matrix.reshape(-1)[local] = (items << bits) | col
+        del local, col, items
+        matrix.sort(axis=1)
+        # Neighbours with equal item keys: hits and duplicates.
+        keys = np.right_shift(matrix, bits, out=key_buffer[:users * width].reshape(
+            users, width))
+        same = np.equal(keys[:, 1:], keys[:, :-1],
+                        out=same_buffer[:users * (width - 1)].reshape(users, width - 1))
+        pairs = np.flatnonzero(same)
+        row = pairs // (width - 1)
+        pairs += row  # the left neighbour's index in the flat matrix
+        flat = matrix.reshape(-1)
+        first = flat[pairs] & mask
+        pairs += 1
+        second = flat[pairs] & mask
+        del pairs
+        row += user
+        # columns ascend among equal keys: recommended ones come first
+        rec_dup = second < rec_width     # two recommended rows
+        truth_dup = first >= rec_width   # two judgements
+        if dup_row < 0 and rec_dup.any():
+            at = int(np.argmax(rec_dup))
+            dup_row = int(starts[row[at]] + first[at])
+        if dup_truth < 0 and truth_dup.any():
+            at = int(np.argmax(truth_dup))
+            dup_truth = int(judgement_of(row[at:at + 1], first[at:at + 1])[0])
+        if dup_row >= 0 or dup_truth >= 0:
+            continue  # no values are computed; keep looking for the first ones
+        # Hits, back in block-layout order (by user, then rank): sorting the
+        # row index with the judgement index in its low bits, one chunk at
+        # a time while it is in cache.
+        hit_rows = starts[row] + first
+        judgement = judgement_of(row, second)
+        if packed_hits:
+            hit = (hit_rows << low) | judgement
+            hit.sort()
+        else:  # pragma: no cover - beyond 2**63 rows and judgements
+            by_row = np.argsort(hit_rows)
+            hit = (hit_rows[by_row], judgement[by_row])
+        found.append(hit)
+    del buffer, key_buffer, same_buffer
+
+    if dup_truth < 0 and judged is not None:
+        # judgements of users without recommendations: not in the matrix
+        others = np.flatnonzero(~in_blocks)
+        first = _first_duplicate(truth_code[others].astype(np.int64) * span
+                                 + truth_item_key[others])
+        dup_truth = -1 if first < 0 else int(others[first])
+    if dup_row >= 0 or dup_truth >= 0:
+        return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64), dup_row,
+                dup_truth)
+    if packed_hits:
+        hit = np.concatenate(found)
+        hit_rows, judgement = hit >> low, hit & ((1 << low) - 1)
+    else:  # pragma: no cover - beyond 2**63 rows and judgements
+        hit_rows = np.concatenate([rows for rows, _ in found])
+        judgement = np.concatenate([judgements for _, judgements in found])
+    del found
+    return hit_rows, truth_grade[judgement], dup_row, dup_truth
+
+
 def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndarray,
                   truth_item_key: np.ndarray, truth_grade: np.ndarray):
     """The judged recommendation rows and their grades, by an in-block join.
@@ -135,9 +335,16 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
     ``truth_code`` the block code of each judgement (codes >= ``len(lengths)``
     are users without recommendations). Returns ``(hit_rows, hit_grades,
     dup_row, dup_truth)``: the block-layout indices of the recommendation rows
-    that are judged (in increasing order) and their grades; ``dup_row`` is the index of a recommendation row whose
-    (user, item) pair occurs twice (or -1), ``dup_truth`` the same for the
-    judgements (an index into the truth arrays, or -1).
+    that are judged (in increasing order) and their grades; ``dup_row`` is the
+    index of a recommendation row whose (user, item) pair occurs twice (or
+    -1), ``dup_truth`` the same for the judgements (an index into the truth
+    arrays, or -1). The first duplicate in the order (user, item key) is
+    reported.
+
+    Two strategies give the same result: one sort per user of both sides
+    together (:func:`_join_in_rows`, when every user's rows fit a matrix
+    without much padding), else a sort of the recommendation keys inside each
+    block and one binary search for every judgement.
     """
     n = item_key.size
     n_blocks = lengths.size
@@ -145,6 +352,10 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
     n_codes = int(max(n_blocks, truth_code.max(initial=-1) + 1))
     if n_codes * span >= 2**62:
         raise OverflowError("too many (user, item) pairs for 64-bit join keys")
+    joined = _join_in_rows(item_key, lengths, truth_code, truth_item_key,
+                           truth_grade, span)
+    if joined is not None:
+        return joined
     # (user code, item key) as one int64: sorted keys sort by user, then item.
     offsets = np.arange(n_blocks, dtype=np.int64) * span
     width = int(lengths[0]) if n else 0
@@ -179,7 +390,7 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
             dup_row = int(row_of(np.argmax(same)))
         del same
     truth_keys = truth_code.astype(np.int64) * span + truth_item_key
-    truth_order = np.argsort(truth_keys, kind="stable")
+    truth_order = _stable_order(truth_keys)
     truth_keys = truth_keys[truth_order]
     dup_truth = -1
     if truth_keys.size > 1:
@@ -192,18 +403,8 @@ def lookup_grades(item_key: np.ndarray, lengths: np.ndarray, truth_code: np.ndar
         where = np.searchsorted(keys, truth_keys)
         found = where < n
         found[found] = keys[where[found]] == truth_keys[found]
-        hit_rows = row_of(where[found]).astype(np.int64)
-        judgement = truth_order[found]
-        # Back to block layout order (by user, then by rank). Sorting the
-        # row index with the judgement index packed into its low bits is a
-        # plain integer sort, much faster than an argsort.
-        low = max(int(truth_keys.size - 1).bit_length(), 1)
-        if int(n - 1).bit_length() + low <= 63:
-            packed = np.sort((hit_rows << low) | judgement)
-            hit_rows, judgement = packed >> low, packed & ((1 << low) - 1)
-        else:  # pragma: no cover - beyond 2**63 rows and judgements
-            by_row = np.argsort(hit_rows)
-            hit_rows, judgement = hit_rows[by_row], judgement[by_row]
+        hit_rows, judgement = _rows_in_order(row_of(where[found]),
+                                             truth_order[found], n, truth_keys.size)
         hit_grades = truth_grade[judgement]
     return hit_rows, hit_grades, dup_row, dup_truth
 
@@ -273,10 +474,17 @@ class UserTable:
         self.list_len[:lengths.size] = lengths
         # The rows that can score: a positive grade (levels are > 0).
         positive = hit_grades > 0
+        if positive.all():  # the usual case: no copies
+            positive = slice(None)
         hit_rows = hit_rows[positive]
-        starts = block_starts(lengths)
-        self.hit_user = np.searchsorted(starts, hit_rows, side="right") - 1
-        self.hit_pos = hit_rows - starts[self.hit_user] + 1
+        width = int(lengths[0]) if lengths.size else 0
+        if width and np.all(lengths == width):  # a top-k table: blocks of one length
+            self.hit_user, self.hit_pos = np.divmod(hit_rows, width)
+            self.hit_pos += 1
+        else:
+            starts = block_starts(lengths)
+            self.hit_user = np.searchsorted(starts, hit_rows, side="right") - 1
+            self.hit_pos = hit_rows - starts[self.hit_user] + 1
         self.hit_grade = hit_grades[positive]
         self.truth_code = truth_code
         self.truth_grade = truth_grade

@@ -540,9 +540,10 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
         values = series.to_numpy()  # no copy; nothing below writes to it
     else:
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-    finite = np.isfinite(values)
-    if not finite.all():
-        at = int(np.argmin(finite))
+    # min and max are finite only if every value is (NaN propagates): two
+    # reductions instead of a boolean array the size of the column
+    if len(values) and not (np.isfinite(values.min()) and np.isfinite(values.max())):
+        at = int(np.argmin(np.isfinite(values)))
         raise ValueError(f"{name} column {series.name!r} has a non-finite value "
                          f"{values[at]!r} at row {series.index[at]!r}")
     if minimum is not None and len(values):
