@@ -95,9 +95,13 @@ $(TREC_EVAL): $(TREC_EVAL_TGZ)
 
 trec_eval: $(TREC_EVAL)
 
+# Test processes: one per core of the 2-core CI machine; each test file (and notebook) stays in one
+# process, so a notebook's cells run in order in one kernel.
+PYTEST_JOBS ?= 2
+
 test: $(STAMP) data | $(CHROMIUM)
 	-@$(MAKE) -s trec_eval
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_JOBS) --dist loadfile
 	$(JB) build . $(JBFLAGS)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 	$(BIN)/python tools/check_book.py _build/html

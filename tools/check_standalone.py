@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
@@ -73,29 +74,38 @@ def make_env(folder: Path) -> Path:
     return python
 
 
+def run_alone(python: Path, notebook: Path):
+    """Run one chapter copied alone into an empty folder: (name, None) or (name, error)."""
+    with tempfile.TemporaryDirectory(prefix="chapter_alone_") as folder:
+        copy = Path(folder) / notebook.name
+        shutil.copyfile(notebook, copy)
+        began = time.monotonic()
+        result = subprocess.run([str(python), "-c", RUNNER, str(copy)],
+                                capture_output=True, text=True, cwd=folder)
+        took = time.monotonic() - began
+        status = "ok" if result.returncode == 0 else "FAILED"
+        print(f"check_standalone: {notebook.name}: {status} ({took:.0f} s)", flush=True)
+        if result.returncode:
+            return notebook.name, (result.stdout + result.stderr).strip()[-1500:]
+        return notebook.name, None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", help="chapters to run (default: all in _toc.yml)")
     parser.add_argument("--venv", default=str(ROOT / "_build" / "standalone-venv"),
                         help="where to make the fresh environment (deleted first)")
+    parser.add_argument("--jobs", type=int, default=2, help="chapters run at once (default: 2)")
     args = parser.parse_args(argv)
     started = time.monotonic()
     python = make_env(Path(args.venv))
     print(f"check_standalone: fresh environment with metrics_lib[book] in "
           f"{time.monotonic() - started:.0f} s", flush=True)
-    failures = []
-    for notebook in [Path(n).resolve() for n in args.notebooks] or chapters():
-        with tempfile.TemporaryDirectory(prefix="chapter_alone_") as folder:
-            copy = Path(folder) / notebook.name
-            shutil.copyfile(notebook, copy)
-            began = time.monotonic()
-            result = subprocess.run([str(python), "-c", RUNNER, str(copy)],
-                                    capture_output=True, text=True, cwd=folder)
-            took = time.monotonic() - began
-            status = "ok" if result.returncode == 0 else "FAILED"
-            print(f"check_standalone: {notebook.name}: {status} ({took:.0f} s)", flush=True)
-            if result.returncode:
-                failures.append((notebook.name, (result.stdout + result.stderr).strip()[-1500:]))
+    notebooks = [Path(n).resolve() for n in args.notebooks] or chapters()
+    # two chapters at a time: each runs in its own kernel process, one per core of the CI machine
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        outcomes = list(pool.map(lambda notebook: run_alone(python, notebook), notebooks))
+    failures = [(name, error) for name, error in outcomes if error is not None]
     for name, error in failures:
         print(f"\ncheck_standalone: {name} failed when run alone:\n{error}")
     print(f"check_standalone: {'FAIL' if failures else 'PASS'} "
