@@ -30,7 +30,7 @@ evaluate_module = importlib.import_module("metrics_lib.evaluate")
 from metrics_lib import evaluate  # noqa: E402
 
 from test_differential import METRICS as TREC_METRICS  # noqa: E402
-from test_differential import (assert_same, by_text, make_tables,  # noqa: E402
+from test_differential import (assert_same, by_text, shuffled_case,  # noqa: E402
                                trec_reference)
 from test_differential import tables as differential_tables  # noqa: E402
 from test_dtypes import METRICS, REC_ROWS, TRUTH_ROWS  # noqa: E402
@@ -101,17 +101,7 @@ def same_error(call_pandas, call_native):
 @given(differential_tables, st.sampled_from(BACKENDS),
        st.sampled_from(["item_desc", "input", "rank", "threads"]))
 def test_differential_on_every_backend(case, backend, mode):
-    seed, id_type, missing = case
-    recs, truth = make_tables(seed, id_type)
-    # rows in random order, users interleaved: ties="input" sees the row order
-    recs = recs.sample(frac=1.0, random_state=seed % 1000).reset_index(drop=True)
-    kwargs = {"missing": missing}
-    if mode == "input":
-        kwargs["ties"] = "input"
-    elif mode == "rank":  # tied ranks: the tie rule still applies
-        recs = recs.assign(rank=recs.groupby("user")["score"]
-                           .rank(method="dense", ascending=False).astype(np.int64))
-        kwargs["rank_col"] = "rank"
+    recs, truth, kwargs = shuffled_case(case, mode)   # "threads" sets no keyword
     expected = evaluate(recs, truth, TREC_METRICS, **kwargs)
     with pytest.MonkeyPatch.context() as patch:
         if mode == "threads":  # threads from 1 row per thread on
@@ -124,7 +114,7 @@ def test_differential_on_every_backend(case, backend, mode):
     if mode in ("item_desc", "threads"):
         users, _, values = as_pandas(got)
         ours = pd.DataFrame(values, index=users, columns=TREC_METRICS)
-        assert_same(by_text(ours), trec_reference(recs, truth, missing))
+        assert_same(by_text(ours), trec_reference(recs, truth, kwargs["missing"]))
 
 
 # -- the dtype test (tests/test_dtypes.py) on every backend ---------------------

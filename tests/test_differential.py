@@ -178,26 +178,36 @@ def dask_result(recs, truth, **kwargs):
     return lazy.compute(scheduler="sync")
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(tables, st.sampled_from(["item_desc", "input", "rank"]))
-def test_dask_equals_pandas_and_trec_eval(case, mode):
+def shuffled_case(case, mode):
+    """The tables of a ``tables`` example, rows shuffled, and the keywords of ``mode``.
+
+    Rows come in random order with users interleaved, so ``ties="input"`` sees the row order
+    and a shuffle inside the code under test must not reorder them; ``mode="rank"`` gives
+    tied ranks instead of scores (the tie rule still applies).
+    """
     seed, id_type, missing = case
     recs, truth = make_tables(seed, id_type)
-    # rows in random order, users interleaved: the shuffle must not reorder them
     recs = recs.sample(frac=1.0, random_state=seed % 1000).reset_index(drop=True)
     kwargs = {"missing": missing}
     if mode == "input":
         kwargs["ties"] = "input"
-    elif mode == "rank":  # tied ranks: the tie rule still applies
+    elif mode == "rank":
         recs = recs.assign(rank=recs.groupby("user")["score"]
                            .rank(method="dense", ascending=False).astype(np.int64))
         kwargs["rank_col"] = "rank"
+    return recs, truth, kwargs
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(tables, st.sampled_from(["item_desc", "input", "rank"]))
+def test_dask_equals_pandas_and_trec_eval(case, mode):
+    recs, truth, kwargs = shuffled_case(case, mode)
     expected = evaluate(recs, truth, METRICS, **kwargs)
     got = dask_result(recs, truth, **kwargs)
     assert_same(by_text(got), by_text(expected))
     if mode == "item_desc":
-        assert_same(by_text(got), trec_reference(recs, truth, missing))
+        assert_same(by_text(got), trec_reference(recs, truth, kwargs["missing"]))
 
 
 def test_dask_never_casts_ids_to_the_other_tables_dtype():
