@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from ._passes import all_integral, neighbours_where
+
 __all__ = [
     "block_starts",
     "segment_argsort",
@@ -117,11 +119,9 @@ def in_block_order(values: np.ndarray, descending: bool, tie_key, ties: str,
     if values.size < 2:
         return True
     # neighbours not strictly in order (the values are finite: no NaN)
-    suspects = np.flatnonzero((values[:-1] <= values[1:]) if descending
-                              else (values[:-1] >= values[1:]))
-    if suspects.size:
-        block_ends = block_starts(lengths)[1:] - 1
-        suspects = suspects[~np.isin(suspects, block_ends, assume_unique=True)]
+    # the last row of a block is compared with the next block's first: skipped
+    suspects = neighbours_where(values, np.less_equal if descending else np.greater_equal,
+                                skip=np.cumsum(lengths[:-1]) - 1)
     if not suspects.size:
         return True
     if not np.all(values[suspects] == values[suspects + 1]):
@@ -417,7 +417,7 @@ def grade_levels(grades: np.ndarray) -> int:
     table, so that every chunk of users takes the same path.
     """
     top = grades.max(initial=0.0)
-    if top > 64 or not np.all(grades == np.floor(grades)):
+    if top > 64 or not all_integral(grades):
         return -1
     return int(top)
 

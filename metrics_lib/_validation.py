@@ -15,6 +15,8 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
 
 import numpy as np
 
+from ._passes import min_max
+
 EMPTY_POLICIES = ("zero", "nan", "one", "raise")
 
 
@@ -540,13 +542,16 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
         values = series.to_numpy()  # no copy; nothing below writes to it
     else:
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-    # min and max are finite only if every value is (NaN propagates): two
-    # reductions instead of a boolean array the size of the column
-    if len(values) and not (np.isfinite(values.min()) and np.isfinite(values.max())):
+    if not len(values):
+        return values
+    # min and max are finite only if every value is (NaN propagates): one pass
+    # over the column instead of a boolean array its size
+    low, high = min_max(values)
+    if not (np.isfinite(low) and np.isfinite(high)):
         at = int(np.argmin(np.isfinite(values)))
         raise ValueError(f"{name} column {series.name!r} has a non-finite value "
                          f"{values[at]!r} at row {series.index[at]!r}")
-    if minimum is not None and len(values):
+    if minimum is not None and low < minimum:
         at = int(np.argmin(values))
         if values[at] < minimum:
             raise ValueError(f"{name} column {series.name!r} has the value "

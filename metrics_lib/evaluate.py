@@ -18,6 +18,7 @@ import pandas as pd
 
 from ._kernels import (UserTable, _stable_order, block_starts, grade_levels,
                        in_block_order, lookup_grades, segment_argsort)
+from ._passes import min_max, neighbours_where
 from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
                            refuse_unknown_options, refuse_unsupported,
                            reorder_hits, tie_starts)
@@ -783,8 +784,9 @@ def _item_keys(kind: str, rec: np.ndarray, tru: np.ndarray):
         return (rec.astype(np.int64), tru.astype(np.int64),
                 lambda keys: np.asarray(keys).astype(bool), 2)
     if kind == "int" and rec.dtype == np.int64:
-        low = min(rec.min(initial=0), tru.min(initial=0))
-        high = max(rec.max(initial=0), tru.max(initial=0))
+        ranges = [min_max(ids) for ids in (rec, tru) if ids.size]
+        low = min([0] + [lo for lo, _ in ranges])
+        high = max([0] + [hi for _, hi in ranges])
         if int(high) - int(low) < 2**62:
             if low < 0:
                 rec, tru = rec - low, tru - low
@@ -813,12 +815,12 @@ def _densify(rec_keys, truth_keys, decode, span, n_users):
     keep their order; the common case (ids up to a few billion) is untouched.
     """
     if max(n_users, 1) * span < 2**62:
-        return rec_keys, truth_keys, decode
+        return rec_keys, truth_keys, decode, span
     uniques, codes = np.unique(np.concatenate([rec_keys, truth_keys]),
                                return_inverse=True)
     codes = codes.astype(np.int64, copy=False).reshape(-1)
     return (codes[:rec_keys.size], codes[rec_keys.size:],
-            lambda keys: decode(uniques[keys]))
+            lambda keys: decode(uniques[keys]), max(len(uniques), 1))
 
 
 # Powers of ten up to 10**17: integers of at most 17 digits get their text key
@@ -850,13 +852,9 @@ def text_order_key(values: np.ndarray) -> np.ndarray:
 
 def _has_ties(sorted_values: np.ndarray, lengths: np.ndarray) -> bool:
     """True if two neighbours inside one block are equal."""
-    if sorted_values.size < 2:
-        return False
-    equal = np.flatnonzero(sorted_values[1:] == sorted_values[:-1])
-    if not equal.size:
-        return False
-    block_ends = np.cumsum(lengths)[:-1] - 1
-    return bool(np.any(~np.isin(equal, block_ends, assume_unique=True)))
+    # the last row of a block is compared with the next block's first: skipped
+    return neighbours_where(sorted_values, np.equal,
+                            skip=np.cumsum(lengths[:-1]) - 1).size > 0
 
 
 def _tie_key(kind: str, ties: str, rec_keys: np.ndarray, decode):
@@ -901,9 +899,12 @@ def _group_by_user(users: np.ndarray):
     n = len(users)
     if users.dtype.kind in "iub" and n:
         ids = users
-        starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
-        block_users = pd.Index(ids[np.r_[0, starts]])
-        if block_users.is_unique:
+        starts = neighbours_where(ids, np.not_equal) + 1
+        first_ids = ids[np.r_[0, starts]]
+        # users in increasing order (the usual case) are unique without hashing
+        if (first_ids.size < 2 or not neighbours_where(first_ids, np.greater_equal).size
+                or pd.Index(first_ids).is_unique):
+            block_users = pd.Index(first_ids)
             lengths = np.diff(np.r_[0, starts, n]).astype(np.int64)
             return block_users, lengths, None
     codes, block_users = pd.factorize(users)
@@ -924,12 +925,16 @@ def _user_codes(block_users: pd.Index, truth_users: np.ndarray) -> np.ndarray:
     ids = block_users.to_numpy()
     if (ids.size and ids.dtype.kind in "iu" and truth_users.dtype == ids.dtype
             and truth_users.size):
-        low, high = int(ids.min()), int(ids.max())
+        low, high = (int(bound) for bound in min_max(ids))
         if high - low < 4 * ids.size + 1024:
+            if 0 < low and high < 4 * ids.size + 1024:
+                low = 0  # a table from 0 spares shifting every judged id
             table = np.full(high - low + 1, -1, dtype=np.int64)
             table[ids - ids.dtype.type(low)] = np.arange(ids.size)
-            if int(truth_users.min()) >= low and int(truth_users.max()) <= high:
-                return table[truth_users - truth_users.dtype.type(low)]
+            truth_low, truth_high = (int(bound) for bound in min_max(truth_users))
+            if truth_low >= low and truth_high <= high:
+                return table.take(truth_users if low == 0
+                                  else truth_users - truth_users.dtype.type(low))
             inside = (truth_users >= low) & (truth_users <= high)
             codes = np.full(truth_users.size, -1, dtype=np.int64)
             codes[inside] = table[truth_users[inside] - truth_users.dtype.type(low)]
@@ -952,27 +957,67 @@ def _concat(arrays):
     return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
-def _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades, *, n_extra,
-                  n_jobs):
+def _code_runs(block_users: pd.Index, truth_users: np.ndarray):
+    """Block codes of the judged users (see :func:`_user_codes`), as runs.
+
+    Returns ``(starts, codes)``: truth rows ``starts[i]`` up to the next
+    start hold the user coded ``codes[i]`` (int64, a fresh array). A table of
+    judgements usually lists each user's rows together, so there are far
+    fewer runs than rows and the codes of every row need never be written out
+    at once (each chunk of users expands its own, :func:`_chunk_inputs`).
+    ``starts`` is ``None`` when every row is its own run (ids other than
+    integers, or rows of users mixed together).
+    """
+    if truth_users.dtype.kind in "iub" and truth_users.size > 1:
+        starts = np.r_[0, neighbours_where(truth_users, np.not_equal) + 1]
+        if 4 * starts.size <= truth_users.size:
+            codes = _user_codes(block_users, truth_users[starts])
+            return starts, codes.astype(np.int64, copy=False)
+    codes = _user_codes(block_users, truth_users)
+    return None, codes.astype(np.int64, copy=False)
+
+
+def _expand_runs(truth_runs, n_rows: int) -> np.ndarray:
+    """The code of every truth row from ``(starts, codes)`` runs."""
+    starts, codes = truth_runs
+    if starts is None:
+        return codes
+    return np.repeat(codes, np.diff(np.r_[starts, n_rows]))
+
+
+def _code_of_row(truth_runs, row: int) -> int:
+    """The code of one truth row from ``(starts, codes)`` runs."""
+    starts, codes = truth_runs
+    run = row if starts is None else int(np.searchsorted(starts, row, side="right")) - 1
+    return int(codes[run])
+
+
+def _chunk_inputs(rec_keys, lengths, truth_runs, truth_keys, grades, *, n_extra,
+                  n_jobs, span):
     """Split the block layout into contiguous chunks of users.
 
-    Returns one tuple ``(rec_keys, lengths, truth_code, truth_keys, grades,
-    n_users, row_offset, truth_index)`` per chunk: the chunk's arrays with user
+    Returns ``(n_chunks, chunks)``, where ``chunks`` yields one tuple
+    ``(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
+    row_offset, truth_index)`` per chunk: the chunk's arrays with user
     codes counted from 0, where ``row_offset`` and ``truth_index`` (an offset
     when the chunk's judgements are a slice, else their indices) map its row
     and judgement indices back. Chunks hold
     about equal numbers of recommendation rows and keep the users' order;
     users without recommendations (codes from ``len(lengths)`` on) go with
-    the last chunk. A single chunk is the input itself, untouched.
+    the last chunk. A single chunk is the input itself, untouched. Each
+    chunk's arrays are made only when it is asked for, so that in one thread
+    they are still in the processor's cache when the chunk is scored.
+    ``span`` bounds every item key (``keys < span``); ``truth_runs`` are the
+    judged users' codes as runs (:func:`_code_runs`).
     """
     n_blocks = lengths.size
+    n_truth = truth_keys.size
     n_chunks = min(max(min(n_jobs, rec_keys.size // _MIN_ROWS_PER_THREAD),
                        rec_keys.size // _ROWS_PER_CHUNK), n_blocks)
     if n_chunks <= 1:
-        return [(rec_keys, lengths, truth_code, truth_keys, grades,
-                 n_blocks + n_extra, 0, 0)]
+        return 1, iter([(rec_keys, lengths, _expand_runs(truth_runs, n_truth),
+                         truth_keys, grades, n_blocks + n_extra, 0, 0)])
     # The join keys must fit for the whole table, as without chunks.
-    span = int(max(rec_keys.max(initial=0), truth_keys.max(initial=0))) + 1
     if (n_blocks + n_extra) * span >= 2**62:
         raise OverflowError("too many (user, item) pairs for 64-bit join keys")
     ends = np.cumsum(lengths)
@@ -981,30 +1026,40 @@ def _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades, *, n_extra,
     bounds = np.r_[0, cuts[cuts < n_blocks], n_blocks]
     # Judgements grouped by user in block order (the usual case) split into
     # slices; otherwise each chunk gathers its own, in their original order.
-    grouped = truth_code.size < 2 or bool(np.all(truth_code[1:] >= truth_code[:-1]))
-    if grouped:
-        truth_bounds = np.r_[0, np.searchsorted(truth_code, bounds[1:-1]),
-                             truth_code.size]
+    starts, codes = truth_runs
+    grouped = not neighbours_where(codes, np.greater).size
+    if grouped:  # chunk j holds the runs run_bounds[j] .. run_bounds[j + 1] - 1
+        run_bounds = np.r_[0, np.searchsorted(codes, bounds[1:-1]), codes.size]
+        row_of_run = (np.arange(n_truth + 1) if starts is None
+                      else np.r_[starts, n_truth])
     else:  # each chunk's judgements, in their original order
+        truth_code = _expand_runs(truth_runs, n_truth)
         owner = np.searchsorted(bounds[1:-1], truth_code, side="right")
         by_owner = _stable_order(owner)
         owner_bounds = np.r_[0, np.cumsum(np.bincount(owner, minlength=bounds.size - 1))]
         del owner
-    chunks = []
-    for j in range(bounds.size - 1):
-        first, stop = int(bounds[j]), int(bounds[j + 1])
-        row_start = int(ends[first - 1]) if first else 0
-        row_stop = int(ends[stop - 1])
-        if grouped:
-            index = slice(int(truth_bounds[j]), int(truth_bounds[j + 1]))
-            mapping = index.start
-        else:
-            index = mapping = by_owner[owner_bounds[j]:owner_bounds[j + 1]]
-        last = j == bounds.size - 2
-        chunks.append((rec_keys[row_start:row_stop], lengths[first:stop],
-                       truth_code[index] - first, truth_keys[index], grades[index],
-                       stop - first + (n_extra if last else 0), row_start, mapping))
-    return chunks
+
+    def chunks():
+        for j in range(bounds.size - 1):
+            first, stop = int(bounds[j]), int(bounds[j + 1])
+            row_start = int(ends[first - 1]) if first else 0
+            row_stop = int(ends[stop - 1])
+            if grouped:
+                run_start, run_stop = int(run_bounds[j]), int(run_bounds[j + 1])
+                index = slice(int(row_of_run[run_start]), int(row_of_run[run_stop]))
+                mapping = index.start
+                chunk_codes = codes[run_start:run_stop] - first
+                if starts is not None:
+                    chunk_codes = np.repeat(
+                        chunk_codes, np.diff(row_of_run[run_start:run_stop + 1]))
+            else:
+                index = mapping = by_owner[owner_bounds[j]:owner_bounds[j + 1]]
+                chunk_codes = truth_code[index] - first
+            last = j == bounds.size - 2
+            yield (rec_keys[row_start:row_stop], lengths[first:stop],
+                   chunk_codes, truth_keys[index], grades[index],
+                   stop - first + (n_extra if last else 0), row_start, mapping)
+    return bounds.size - 1, chunks()
 
 
 def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
@@ -1021,6 +1076,8 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
            "dup_truth": (-1 if dup_truth < 0
                          else dup_truth + truth_index if np.isscalar(truth_index)
                          else int(truth_index[dup_truth])),
+           # the chunk's users with at least one judgement
+           "judged": np.bincount(truth_code, minlength=n_users) > 0,
            "values": {}}
     if dup_row >= 0 or dup_truth >= 0:
         return out
@@ -1120,13 +1177,16 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     block_users, lengths, order = _group_by_user(rec_users)
 
     # 2. Code the judged users: blocks first, then users never recommended.
-    truth_code = _user_codes(block_users, truth_users)
-    unseen = truth_code < 0
+    #    The codes are kept as runs (one code per run of rows of one user).
+    run_starts, run_codes = _code_runs(block_users, truth_users)
     extra_users = block_users[:0]
-    if unseen.any():
-        extra_codes, extra_users = pd.factorize(truth_users[unseen])
-        truth_code[unseen] = block_users.size + extra_codes
-    truth_code = truth_code.astype(np.int64, copy=False)
+    if run_codes.size and run_codes.min() < 0:
+        unseen = run_codes < 0
+        run_users = truth_users if run_starts is None else truth_users[run_starts]
+        extra_codes, extra_users = pd.factorize(run_users[unseen])
+        run_codes[unseen] = block_users.size + extra_codes
+        del run_users, unseen
+    truth_runs = (run_starts, run_codes)
     n_users = block_users.size + len(extra_users)
     user_ids = pd.Index(block_users).append(pd.Index(extra_users))
     if user_kind == "str":
@@ -1139,8 +1199,8 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     rec_keys, truth_keys, decode_item, span = _item_keys(item_kind, rec_items,
                                                          truth_items)
     del rec_items, truth_items
-    rec_keys, truth_keys, decode_item = _densify(rec_keys, truth_keys, decode_item,
-                                                 span, n_users)
+    rec_keys, truth_keys, decode_item, span = _densify(rec_keys, truth_keys,
+                                                       decode_item, span, n_users)
     if order is not None:
         rec_keys, values = rec_keys[order], values[order]
     del order
@@ -1191,13 +1251,13 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         options = dict(options, gain_levels=grade_levels(gain_grades(
             grades, None, options["gain"], options["relevance_level"],
             options["min_grade"])[0]))
-    chunks = _chunk_inputs(rec_keys, lengths, truth_code, truth_keys, grades,
-                           n_extra=len(extra_users), n_jobs=n_jobs)
-    if len(chunks) == 1 or n_jobs == 1:
+    n_chunks, chunks = _chunk_inputs(rec_keys, lengths, truth_runs, truth_keys, grades,
+                                     n_extra=len(extra_users), n_jobs=n_jobs, span=span)
+    if n_chunks == 1 or n_jobs == 1:
         parts = [_score_chunk(*chunk, levels=levels, options=options)
                  for chunk in chunks]
     else:
-        with ThreadPoolExecutor(max_workers=min(n_jobs, len(chunks))) as pool:
+        with ThreadPoolExecutor(max_workers=min(n_jobs, n_chunks)) as pool:
             parts = list(pool.map(
                 lambda chunk: _score_chunk(*chunk, levels=levels, options=options),
                 chunks))
@@ -1215,12 +1275,13 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
             dup_truth = part["dup_truth"]
             raise ValueError(
                 f"truth judges item {_plain(decode_item(truth_keys[dup_truth]))!r} twice "
-                f"for user {_plain(user_ids[truth_code[dup_truth]])!r}; each (user, "
+                f"for user {_plain(user_ids[_code_of_row(truth_runs, dup_truth)])!r}; "
+                "each (user, "
                 "item) pair may appear once")
     del rec_keys
 
     # 5. Empty users and the users to report, over all chunks at once.
-    selected = np.bincount(truth_code, minlength=n_users) > 0
+    selected = _concat([part["judged"] for part in parts])
     if options["missing"] == "skip":
         selected[block_users.size:] = False
     if options["unjudged"] == "empty":  # users only in recommendations
