@@ -416,8 +416,8 @@ def grade_levels(grades: np.ndarray) -> int:
     counting instead of sorting. The caller decides once for the whole truth
     table, so that every chunk of users takes the same path.
     """
-    top = grades.max(initial=0.0)
-    if top > 64 or not all_integral(grades):
+    top = grades.max(initial=0)
+    if top > 64 or (grades.dtype.kind == "f" and not all_integral(grades)):
         return -1
     return int(top)
 

@@ -512,12 +512,17 @@ def check_same_id_kind(column, rec_kind: str, truth_kind: str) -> None:
 
 
 def check_value_column(name: str, series, *, minimum: float | None = None,
-                       exact_integers: bool = False) -> np.ndarray:
+                       exact_integers: bool = False,
+                       integers_as_is: bool = False) -> np.ndarray:
     """A numeric score/rank/grade column as a finite array.
 
     float64, or, with ``exact_integers=True`` and an integer column, int64
     with the same order as the values (float64 would merge integers above
     2**53; uint64 values are shifted by -2**63, which keeps their order).
+    With ``integers_as_is=True`` a numpy integer column (not uint64) comes
+    back as it is, without a float64 copy; the caller converts the parts it
+    uses (to float64, which gives the values a whole-column conversion
+    would).
     """
     import pandas as pd
 
@@ -527,6 +532,15 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
     if (pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype)):
         raise TypeError(f"{name} column {series.name!r} must be numeric; it has "
                         f"dtype {dtype}")
+    if (integers_as_is and isinstance(dtype, np.dtype)
+            and (dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8))):
+        values = series.to_numpy()  # integers are finite; no copy
+        if minimum is not None and len(values) and values.min() < minimum:
+            at = int(np.argmin(values))
+            raise ValueError(f"{name} column {series.name!r} has the value "
+                             f"{np.float64(values[at])!r} at row {series.index[at]!r}; "
+                             f"values must be >= {minimum:g}")
+        return values
     if exact_integers and getattr(dtype, "kind", "f") in "iu":
         if not isinstance(dtype, np.dtype) and len(series):
             mask = series.isna().to_numpy()

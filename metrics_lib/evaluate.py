@@ -977,6 +977,11 @@ def _code_runs(block_users: pd.Index, truth_users: np.ndarray):
     return None, codes.astype(np.int64, copy=False)
 
 
+def _as_float(grades: np.ndarray) -> np.ndarray:
+    """Grades as float64 (integer grades are converted part by part)."""
+    return grades.astype(np.float64, copy=False)
+
+
 def _expand_runs(truth_runs, n_rows: int) -> np.ndarray:
     """The code of every truth row from ``(starts, codes)`` runs."""
     starts, codes = truth_runs
@@ -1016,7 +1021,7 @@ def _chunk_inputs(rec_keys, lengths, truth_runs, truth_keys, grades, *, n_extra,
                        rec_keys.size // _ROWS_PER_CHUNK), n_blocks)
     if n_chunks <= 1:
         return 1, iter([(rec_keys, lengths, _expand_runs(truth_runs, n_truth),
-                         truth_keys, grades, n_blocks + n_extra, 0, 0)])
+                         truth_keys, _as_float(grades), n_blocks + n_extra, 0, 0)])
     # The join keys must fit for the whole table, as without chunks.
     if (n_blocks + n_extra) * span >= 2**62:
         raise OverflowError("too many (user, item) pairs for 64-bit join keys")
@@ -1057,7 +1062,7 @@ def _chunk_inputs(rec_keys, lengths, truth_runs, truth_keys, grades, *, n_extra,
                 chunk_codes = truth_code[index] - first
             last = j == bounds.size - 2
             yield (rec_keys[row_start:row_stop], lengths[first:stop],
-                   chunk_codes, truth_keys[index], grades[index],
+                   chunk_codes, truth_keys[index], _as_float(grades[index]),
                    stop - first + (n_extra if last else 0), row_start, mapping)
     return bounds.size - 1, chunks()
 
@@ -1171,7 +1176,10 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     if relevance_col is None:
         grades = np.ones(len(truth), dtype=np.float64)
     else:
-        grades = check_value_column("truth", truth[relevance_col], minimum=0.0)
+        # integer grades stay integers until each chunk takes its part:
+        # no float64 copy of the whole column
+        grades = check_value_column("truth", truth[relevance_col], minimum=0.0,
+                                    integers_as_is=True)
 
     # 1. Group the recommendations by user: blocks 0..B-1 in first-seen order.
     block_users, lengths, order = _group_by_user(rec_users)
@@ -1249,7 +1257,7 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         # checks every grade against a gain map, and fixes the levels of the
         # transformed grades once for all chunks
         options = dict(options, gain_levels=grade_levels(gain_grades(
-            grades, None, options["gain"], options["relevance_level"],
+            _as_float(grades), None, options["gain"], options["relevance_level"],
             options["min_grade"])[0]))
     n_chunks, chunks = _chunk_inputs(rec_keys, lengths, truth_runs, truth_keys, grades,
                                      n_extra=len(extra_users), n_jobs=n_jobs, span=span)

@@ -139,3 +139,37 @@ def test_judgement_runs_in_chunks_equal_one_chunk(seed, layout, monkeypatch):
         twice = pd.concat([truth, truth.iloc[[row]]], ignore_index=True)
         with pytest.raises(ValueError, match=f"for user {truth['user'].iloc[row]};"):
             evaluate(recs, twice, METRICS)
+
+
+GRADE_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                "float32", "Int64", "UInt8", "int64[pyarrow]", "int16[pyarrow]"]
+
+
+@pytest.mark.parametrize("dtype", GRADE_DTYPES)
+@pytest.mark.parametrize("chunked", [False, True])
+def test_grade_dtypes_give_the_float_grade_values(dtype, chunked, monkeypatch):
+    """Integer grades are kept as integers until each chunk converts its part."""
+    if "pyarrow" in dtype:
+        pytest.importorskip("pyarrow")
+    recs, truth = judged_tables(5, "block order")
+    truth["relevance"] = truth["relevance"] * 20  # grades above 64: the sorting ideal
+    options = [{}, {"gain": "linear", "relevance_level": 40},
+               {"gain": "binary"}, {"gain": {0: 0.0, 20: 1.0, 40: 3.0, 60: 7.0}}]
+    expected = [evaluate(recs, truth.astype({"relevance": "float64"}), METRICS + ["dcg@5"],
+                         **keywords) for keywords in options]
+    if chunked:
+        monkeypatch.setattr(evaluate_module, "_ROWS_PER_CHUNK", 30)
+        monkeypatch.setattr(_passes, "PIECE", 7)
+    typed = truth.astype({"relevance": dtype})
+    for keywords, want in zip(options, expected):
+        got = evaluate(recs, typed, METRICS + ["dcg@5"], **keywords)
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
+    small = truth.assign(relevance=truth["relevance"] // 20).astype({"relevance": dtype})
+    pd.testing.assert_frame_equal(  # grades 0-3: the counting ideal
+        evaluate(recs, small, METRICS),
+        evaluate(recs, small.astype({"relevance": "float64"}), METRICS), check_exact=True)
+    if not dtype.startswith("u") and not dtype.startswith("U"):
+        negative = typed.copy()
+        negative.loc[7, "relevance"] = -3
+        with pytest.raises(ValueError, match=r"has the value np.float64\(-3.0\) at row 7"):
+            evaluate(recs, negative, METRICS)
