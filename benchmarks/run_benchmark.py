@@ -360,16 +360,29 @@ def comparison(users, recommenders_users, runs, scratch) -> list[dict]:
     return rows
 
 
-def scaling(sizes, runs) -> list[dict]:
+def scaling(sizes, runs, calls=3) -> list[dict]:
+    """``evaluate`` (one thread) at each size: ``runs`` fresh processes of ``calls`` calls.
+
+    One process's calls share its memory history, and on a virtual machine the first touch
+    of fresh memory can cost more than the work; the median of all calls of several
+    processes is steadier than that of one process.
+    """
     rows = []
     for n in sizes:
-        print(f"  scaling users={n:>9,}", flush=True)
-        report = measure("metrics_lib.evaluate", n, repeat=runs)
-        seconds = [r["seconds"] for r in report["repeats"]]
+        seconds, peaks = [], []
+        for run in range(runs):
+            print(f"  scaling users={n:>9,} process {run + 1}/{runs}", flush=True)
+            report = measure("metrics_lib.evaluate", n, repeat=calls)
+            seconds.append([r["seconds"] for r in report["repeats"]])
+            peaks.append(report["repeats"][0]["peak_bytes"])
+        every = [s for process in seconds for s in process]
         rows.append({"users": n, "rows": report["rows"], "n_jobs": 1, "runs": runs,
-                     "seconds_median": statistics.median(seconds),
-                     "seconds_all": ";".join(f"{s:.4f}" for s in seconds),
-                     "peak_extra_mb": report["repeats"][0]["peak_bytes"] / 2**20,
+                     "calls_per_process": calls,
+                     "seconds_median": statistics.median(every),
+                     "seconds_min": min(every),
+                     "seconds_all": "|".join(";".join(f"{s:.4f}" for s in process)
+                                             for process in seconds),
+                     "peak_extra_mb": max(peaks) / 2**20,
                      "input_mb": report["input_bytes"] / 2**20})
     return rows
 
@@ -448,6 +461,10 @@ def main() -> None:
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
         print(pd.DataFrame(scale).to_string(index=False))
+    by_users = {row["users"]: row for row in scale}
+    if 100_000 in by_users and 1_000_000 in by_users:
+        ratio = by_users[1_000_000]["seconds_median"] / by_users[100_000]["seconds_median"]
+        print(f"1,000,000 users / 100,000 users (medians of all calls): {ratio:.2f}")
     print(f"results written to {results}")
 
 
