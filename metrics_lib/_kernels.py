@@ -229,8 +229,8 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
     key_buffer = np.empty_like(buffer)
     same_buffer = np.empty(buffer.size, dtype=bool)
     mask = (1 << bits) - 1
-    low = max(int(m - 1).bit_length(), 1)  # judgement index bits in a packed hit
-    packed_hits = int(n - 1).bit_length() + low <= 63
+    # the judgement of each row of a piece (-1: none), to put hits in row order
+    slot_buffer = np.empty(min(step, n_blocks) * rec_width, dtype=np.int64)
 
     def judgement_of(rows, cols):
         position = truth_starts[rows] + cols - rec_width
@@ -294,19 +294,16 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
             dup_truth = int(judgement_of(row[at:at + 1], first[at:at + 1])[0])
         if dup_row >= 0 or dup_truth >= 0:
             continue  # no values are computed; keep looking for the first ones
-        # Hits, back in block-layout order (by user, then rank): sorting the
-        # row index with the judgement index in its low bits, one chunk at
-        # a time while it is in cache.
-        hit_rows = starts[row] + first
-        judgement = judgement_of(row, second)
-        if packed_hits:
-            hit = (hit_rows << low) | judgement
-            hit.sort()
-        else:  # pragma: no cover - beyond 2**63 rows and judgements
-            by_row = np.argsort(hit_rows)
-            hit = (hit_rows[by_row], judgement[by_row])
-        found.append(hit)
-    del buffer, key_buffer, same_buffer
+        # Hits, back in block-layout order (by user, then rank): each hit row
+        # is distinct (no duplicates were found), so writing the judgements
+        # at their rows and reading the rows that got one sorts them, in one
+        # pass over the piece's rows while they are in cache.
+        slots = slot_buffer[:row_stop - row_start]
+        slots.fill(-1)
+        slots[(starts[row] - row_start) + first] = judgement_of(row, second)
+        rows = np.flatnonzero(slots >= 0)
+        found.append((rows + row_start, slots[rows]))
+    del buffer, key_buffer, same_buffer, slot_buffer
 
     if dup_truth < 0 and judged is not None:
         # judgements of users without recommendations: not in the matrix
@@ -317,12 +314,8 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
     if dup_row >= 0 or dup_truth >= 0:
         return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64), dup_row,
                 dup_truth)
-    if packed_hits:
-        hit = np.concatenate(found)
-        hit_rows, judgement = hit >> low, hit & ((1 << low) - 1)
-    else:  # pragma: no cover - beyond 2**63 rows and judgements
-        hit_rows = np.concatenate([rows for rows, _ in found])
-        judgement = np.concatenate([judgements for _, judgements in found])
+    hit_rows = np.concatenate([rows for rows, _ in found])
+    judgement = np.concatenate([judgements for _, judgements in found])
     del found
     return hit_rows, truth_grade[judgement], dup_row, dup_truth
 
@@ -493,6 +486,7 @@ class UserTable:
         self._ideal_pos = None
         self._runs = None
         self._n_relevant = {}
+        self._selections = {}
 
     # -- binary relevance -------------------------------------------------
     def n_relevant(self, level: float) -> np.ndarray:
@@ -502,10 +496,20 @@ class UserTable:
         return self._n_relevant[level]
 
     def _selected(self, k, level):
-        keep = self.hit_grade >= level
-        if k is not None:
-            keep &= self.hit_pos <= k
-        return self.hit_user[keep], self.hit_pos[keep]
+        """Users and positions of the hits at or above ``level`` within the
+        first ``k`` rows, and the count per user; computed once per ``(k,
+        level)`` (P@k and R@k share it). The arrays are shared: read only."""
+        if (k, level) not in self._selections:
+            keep = self.hit_grade >= level
+            if k is not None:
+                keep &= self.hit_pos <= k
+            if keep.all():  # e.g. every hit within k: no copies
+                users, pos = self.hit_user, self.hit_pos
+            else:
+                users, pos = self.hit_user[keep], self.hit_pos[keep]
+            hits = np.bincount(users, minlength=self.n_users).astype(np.float64)
+            self._selections[(k, level)] = users, pos, hits
+        return self._selections[(k, level)]
 
     def binary(self, kind: str, k: int | None, level: float, denominator: str, *,
                precision_denominator: str = "k", recall_denominator: str = "relevant",
@@ -521,12 +525,11 @@ class UserTable:
         cutoff = self.list_len.astype(np.float64) if k is None else float(k)
         k = _fit_int64(k)
         n_rel = self.n_relevant(level)
-        users, pos = self._selected(None if truncated else k, level)
-        hits = np.bincount(users, minlength=self.n_users).astype(np.float64)
+        users, pos, hits = self._selected(None if truncated else k, level)
         values = np.zeros(self.n_users, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             if kind == "count":  # num_rel_ret@k, never empty
-                return hits, None
+                return hits.copy(), None
             if kind == "precision":
                 if precision_denominator == "min_k":
                     cutoff = np.minimum(cutoff, n_rel)

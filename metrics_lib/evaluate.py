@@ -1294,6 +1294,7 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         selected[block_users.size:] = False
     if options["unjudged"] == "empty":  # users only in recommendations
         selected[:block_users.size] = True
+    every_user = bool(selected.all())
     columns = {}
     for name, kind, k in options["metrics"]:
         result = _concat([part["values"][name][0] for part in parts])
@@ -1312,14 +1313,33 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                                      "empty='raise' was requested")
                 result[empty_users] = {"zero": 0.0, "one": 1.0}.get(options["empty"],
                                                                      np.nan)
-        columns[name] = result[selected]
+        columns[name] = result if every_user else result[selected]
     del parts
+    return _result_frame(columns, user_ids if every_user else user_ids[selected],
+                         user_col)
 
-    ids = user_ids[selected]
-    frame = pd.DataFrame(columns, index=ids.rename(user_col))
+
+def _result_frame(columns: dict, ids: pd.Index, user_col: str) -> pd.DataFrame:
+    """The result table: one column per metric, indexed by user id in sorted order.
+
+    The value arrays become the table's columns without a copy (one block
+    each): a table of a million users would otherwise be copied into one
+    fresh block, and copied again when it is sorted. Arrays that overlap in
+    memory are copied so that no two columns share their values. Integer ids
+    already in increasing order (the usual case) skip the sort.
+    """
+    kept = []
+    for name, values in columns.items():
+        if any(np.may_share_memory(values, other) for other in kept):
+            values = columns[name] = values.copy()
+        kept.append(values)
+    frame = pd.DataFrame(columns, index=ids.rename(user_col), copy=False)
     frame.columns.name = None
+    keys = ids.to_numpy()
+    if keys.dtype.kind in "iu" and not neighbours_where(keys, np.greater).size:
+        return frame
     try:
-        frame = frame.iloc[np.argsort(ids.to_numpy(), kind="stable")]
+        frame = frame.iloc[np.argsort(keys, kind="stable")]
     except TypeError:  # ids of mixed types: keep first-seen order
         pass
     return frame

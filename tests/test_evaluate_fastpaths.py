@@ -257,3 +257,51 @@ def test_chunks_of_users_in_one_thread_change_nothing(grouped_truth, monkeypatch
     twice = pd.concat([recs, recs.iloc[[len(recs) - 1, 3]]], ignore_index=True)
     with pytest.raises(ValueError, match=f"twice for user {recs['user'].iloc[3]}"):
         evaluate(twice, truth, METRICS)
+
+
+# -- the result table: columns taken without a copy, sorted only when needed --
+
+def test_result_columns_never_share_memory():
+    # the value arrays become the table's columns without a copy; two that
+    # overlap must be copied, or writing one column would change the other
+    from metrics_lib.evaluate import _result_frame
+    values = np.arange(7, dtype=np.float64)
+    for ids, order in ((pd.Index([0, 1, 2, 4, 5, 8]), [0, 1, 2, 3, 4, 5]),  # no sort
+                       (pd.Index([3, 1, 2, 5, 4, 0]), [5, 1, 2, 0, 4, 3])):
+        shared = values.copy()  # the table may keep this array itself
+        frame = _result_frame({"a": shared[:6], "b": shared[:6], "c": shared[1:][::-1]},
+                              ids, "user")
+        a, b, c = (frame[name].to_numpy() for name in "abc")
+        assert not (np.shares_memory(a, b) or np.shares_memory(a, c)
+                    or np.shares_memory(b, c))
+        assert frame.index.tolist() == sorted(ids)
+        np.testing.assert_array_equal(a, values[order])
+        np.testing.assert_array_equal(b, values[order])
+        np.testing.assert_array_equal(c, values[1:][::-1][order])
+        frame.iloc[0, 0] = -1.0  # one column written: the others keep their values
+        assert frame.iloc[0, 1] == values[order[0]]
+        assert frame.iloc[0, 2] == values[1:][::-1][order[0]]
+
+
+@pytest.mark.parametrize("order", ["sorted", "reversed", "shuffled"])
+def test_result_rows_sorted_by_user_and_columns_separate(order):
+    rng = np.random.default_rng(7)
+    users = np.arange(40) * 3 + 5
+    users = {"sorted": users, "reversed": users[::-1],
+             "shuffled": rng.permutation(users)}[order]
+    recs = pd.DataFrame({"user": np.repeat(users, 6),
+                         "item": rng.integers(0, 9, size=(40, 6)).argsort(axis=1).ravel(),
+                         "score": np.tile(np.arange(6, 0, -1.0), 40)})
+    truth = pd.DataFrame({"user": np.repeat(users, 2), "item": np.tile([0, 4], 40),
+                          "relevance": 1})
+    metrics = ["ndcg@3", "map", "mrr", "P@3", "recall@3", "num_rel_ret", "hit@2"]
+    frame = evaluate(recs, truth, metrics)
+    assert frame.index.tolist() == sorted(users.tolist())
+    columns = [frame[name].to_numpy() for name in frame.columns]
+    for i in range(len(columns)):
+        for j in range(i):
+            assert not np.shares_memory(columns[i], columns[j])
+    # each user's values are those of the user alone
+    for user in users[:5]:
+        alone = evaluate(recs[recs.user == user], truth[truth.user == user], metrics)
+        pd.testing.assert_frame_equal(frame.loc[[user]], alone)
