@@ -365,25 +365,30 @@ def scaling(sizes, runs, calls=3) -> list[dict]:
 
     One process's calls share its memory history, and on a virtual machine the first touch
     of fresh memory can cost more than the work; the median of all calls of several
-    processes is steadier than that of one process.
+    processes is steadier than that of one process. The processes run in rounds, every
+    size once per round, so that a slow spell of the machine falls on all sizes alike
+    instead of on the sizes measured during it.
     """
+    seconds = {n: [] for n in sizes}
+    peaks = {n: [] for n in sizes}
+    reports = {}
+    for run in range(runs):
+        for n in sizes:
+            print(f"  scaling round {run + 1}/{runs} users={n:>9,}", flush=True)
+            report = reports[n] = measure("metrics_lib.evaluate", n, repeat=calls)
+            seconds[n].append([r["seconds"] for r in report["repeats"]])
+            peaks[n].append(report["repeats"][0]["peak_bytes"])
     rows = []
     for n in sizes:
-        seconds, peaks = [], []
-        for run in range(runs):
-            print(f"  scaling users={n:>9,} process {run + 1}/{runs}", flush=True)
-            report = measure("metrics_lib.evaluate", n, repeat=calls)
-            seconds.append([r["seconds"] for r in report["repeats"]])
-            peaks.append(report["repeats"][0]["peak_bytes"])
-        every = [s for process in seconds for s in process]
-        rows.append({"users": n, "rows": report["rows"], "n_jobs": 1, "runs": runs,
+        every = [s for process in seconds[n] for s in process]
+        rows.append({"users": n, "rows": reports[n]["rows"], "n_jobs": 1, "runs": runs,
                      "calls_per_process": calls,
                      "seconds_median": statistics.median(every),
                      "seconds_min": min(every),
                      "seconds_all": "|".join(";".join(f"{s:.4f}" for s in process)
-                                             for process in seconds),
-                     "peak_extra_mb": max(peaks) / 2**20,
-                     "input_mb": report["input_bytes"] / 2**20})
+                                             for process in seconds[n]),
+                     "peak_extra_mb": max(peaks[n]) / 2**20,
+                     "input_mb": reports[n]["input_bytes"] / 2**20})
     return rows
 
 
