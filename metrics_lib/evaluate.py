@@ -1319,21 +1319,29 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                          user_col)
 
 
+_MAX_UNCOPIED_COLUMNS = 16  # above: one copied block (see _result_frame)
+
+
 def _result_frame(columns: dict, ids: pd.Index, user_col: str) -> pd.DataFrame:
     """The result table: one column per metric, indexed by user id in sorted order.
 
-    The value arrays become the table's columns without a copy (one block
-    each): a table of a million users would otherwise be copied into one
-    fresh block, and copied again when it is sorted. Arrays that overlap in
-    memory are copied so that no two columns share their values. Integer ids
-    already in increasing order (the usual case) skip the sort.
+    Up to ``_MAX_UNCOPIED_COLUMNS`` metrics, the value arrays become the
+    table's columns without a copy (one block each): a table of a million
+    users would otherwise be copied into one fresh block, and copied again
+    when it is sorted. Arrays that overlap in memory are copied so that no two
+    columns share their values. Integer ids already in increasing order (the
+    usual case) skip the sort.
     """
     kept = []
     for name, values in columns.items():
         if any(np.may_share_memory(values, other) for other in kept):
             values = columns[name] = values.copy()
         kept.append(values)
-    frame = pd.DataFrame(columns, index=ids.rename(user_col), copy=False)
+    # pandas warns when a column is added to a table of over 100 blocks: tables
+    # of many metrics get one copied block, as before, so that users can add
+    # columns; a copy is cheap next to computing that many metrics
+    frame = pd.DataFrame(columns, index=ids.rename(user_col),
+                         copy=len(columns) > _MAX_UNCOPIED_COLUMNS)
     frame.columns.name = None
     keys = ids.to_numpy()
     if keys.dtype.kind in "iu" and not neighbours_where(keys, np.greater).size:

@@ -305,3 +305,20 @@ def test_result_rows_sorted_by_user_and_columns_separate(order):
     for user in users[:5]:
         alone = evaluate(recs[recs.user == user], truth[truth.user == user], metrics)
         pd.testing.assert_frame_equal(frame.loc[[user]], alone)
+
+
+def test_result_with_many_metrics_is_not_fragmented():
+    # pandas warns when a column is added to a table of over 100 blocks: the
+    # result of many metrics must leave room for the user's own columns
+    import warnings
+    recs = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 1], "score": [2.0, 1.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 2], "item": [2, 1], "relevance": [1, 1]})
+    for n in (16, 17, 130):
+        frame = evaluate(recs, truth, [f"ndcg@{k}" for k in range(1, n + 1)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for extra in range(60):
+                frame[f"extra{extra}"] = 1.0
+        assert frame.shape == (2, n + 60)
+        np.testing.assert_allclose(frame["ndcg@1"], [0.0, 1.0])
+        np.testing.assert_allclose(frame["ndcg@2"], [1 / np.log2(3), 1.0])
