@@ -366,8 +366,9 @@ def scaling(sizes, runs, calls=3) -> list[dict]:
     One process's calls share its memory history, and on a virtual machine the first touch
     of fresh memory can cost more than the work; the median of all calls of several
     processes is steadier than that of one process. The processes run in rounds, every
-    size once per round, so that a slow spell of the machine falls on all sizes alike
-    instead of on the sizes measured during it.
+    size once per round, so that a long slow spell of the machine falls on all sizes
+    alike instead of on the sizes measured during it (a short one still falls on the size
+    that is running, most often the largest, which takes most of each round).
     """
     seconds = {n: [] for n in sizes}
     peaks = {n: [] for n in sizes}
