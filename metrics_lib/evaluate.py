@@ -1329,8 +1329,10 @@ def _result_frame(columns: dict, ids: pd.Index, user_col: str) -> pd.DataFrame:
     table's columns without a copy (one block each): a table of a million
     users would otherwise be copied into one fresh block, and copied again
     when it is sorted. Arrays that overlap in memory are copied so that no two
-    columns share their values. Integer ids already in increasing order (the
-    usual case) skip the sort.
+    columns share their values. More metrics than that get one copied block,
+    so that users can still add columns without pandas' warning about
+    fragmented tables. Integer ids already in increasing order (the usual
+    case) skip the sort.
     """
     kept = []
     for name, values in columns.items():
