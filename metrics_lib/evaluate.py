@@ -1334,16 +1334,17 @@ def _result_frame(columns: dict, ids: pd.Index, user_col: str) -> pd.DataFrame:
     fragmented tables. Integer ids already in increasing order (the usual
     case) skip the sort.
     """
-    kept = []
-    for name, values in columns.items():
-        if any(np.may_share_memory(values, other) for other in kept):
-            values = columns[name] = values.copy()
-        kept.append(values)
     # pandas warns when a column is added to a table of over 100 blocks: tables
     # of many metrics get one copied block, as before, so that users can add
     # columns; a copy is cheap next to computing that many metrics
-    frame = pd.DataFrame(columns, index=ids.rename(user_col),
-                         copy=len(columns) > _MAX_UNCOPIED_COLUMNS)
+    copy = len(columns) > _MAX_UNCOPIED_COLUMNS
+    if not copy:  # the columns keep their arrays: no two may overlap
+        kept = []
+        for name, values in columns.items():
+            if any(np.may_share_memory(values, other) for other in kept):
+                values = columns[name] = values.copy()
+            kept.append(values)
+    frame = pd.DataFrame(columns, index=ids.rename(user_col), copy=copy)
     frame.columns.name = None
     keys = ids.to_numpy()
     if keys.dtype.kind in "iu" and not neighbours_where(keys, np.greater).size:
