@@ -5,6 +5,21 @@ measures this library computes: same options, same measure names, same
 output (``%-22s\\t%s\\t%6.4f`` lines, ``runid`` and ``num_q`` first), same
 queries, same tie order. With no ``-m`` it prints trec_eval's default
 ("official") table. The values come from :func:`metrics_lib.evaluate`.
+
+The command line and the files are read as trec_eval 10.0 reads them
+(``trec_eval.c``, ``meas_init.c``, ``get_qrels.c``, ``get_trec_results.c``):
+the parameters of a measure come from the first ``-m name.params`` naming it;
+cut-offs, ``-l`` and ``-M`` are read by ``atol`` (``P.5.0`` is ``P_5``),
+recall levels by ``atof`` and printed ``%3.2f``; duplicate or non-positive
+cut-offs stop with exit code 2, an unknown measure or option with 1, a query
+of the qrels missing from the run (without ``-c``) or a document listed twice
+with 4. Exit codes are trec_eval's; where trec_eval crashes or prints
+uninitialised memory (a negative ``-M``, a qrels file that ends with a comment
+line), and for a ``nan`` score, a negative ``-l`` and ``ndcg`` gain
+parameters, the command line stops with a message instead. ``-m all_trec``
+computes the measures of that set offered here (a note on stderr says so).
+``tests/test_trec_cli_grammar.py`` compares both programs on generated command
+lines and files.
 """
 
 from __future__ import annotations

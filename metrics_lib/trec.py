@@ -15,7 +15,8 @@ Both are read as trec_eval 10.0 reads them (usnistgov/trec_eval,
 
 * a line whose first non-blank character is ``#`` is a comment, anywhere in
   the file (trec_eval skips a ``#`` line of a qrels file only in column 0 and
-  only one in a row; this reader is more lenient there);
+  only one in a row, and reads the line after it as a judgement; this reader is
+  more lenient there, ``python -m metrics_lib`` follows trec_eval);
 * blank lines are skipped in a run and refused in a qrels file (trec_eval
   refuses them there too: "Malformed line");
 * a run line needs at least six fields; text after the sixth is ignored, as
@@ -34,8 +35,11 @@ Both are read as trec_eval 10.0 reads them (usnistgov/trec_eval,
 Where trec_eval silently reads something as 0 (a score ``high`` or a grade
 ``yes``: ``atof``/``atol`` of text), and for ``nan`` scores (whose order
 trec_eval leaves undefined), the readers refuse the line instead, naming
-file and line: no silent wrong number. A file name ``"-"`` reads standard
-input; gzip-compressed files are recognised by their first two bytes.
+file and line: no silent wrong number. ``python -m metrics_lib``, a drop-in
+for trec_eval, reads such fields as C's ``atof``/``atol`` do (``"5abc"`` 5,
+``"0x1p3"`` 8, a grade ``"1e2"`` 1) and names the first one on stderr; it still
+refuses ``nan``. A file name ``"-"`` reads standard input; gzip-compressed
+files are recognised by their first two bytes.
 """
 
 from __future__ import annotations
