@@ -187,7 +187,7 @@ def _iprec_names(levels):
     so at most 9 characters follow the measure name. m_iprec_at_recall.c aims
     at the ``lround(p * R)``-th relevant document: a level below 0 gives level
     0's value; a level above 1 gives level 1's value when ``lround(p * R) == R``
-    and 0 otherwise (see :func:`_evaluate`).
+    and 0 otherwise (see :func:`_iprec_as_trec_eval`).
     """
     out = []
     for p in levels:
@@ -195,12 +195,12 @@ def _iprec_names(levels):
         level = min(max(p, 0.0), 1.0)
         metric = "iprec_at_recall_" + np.format_float_positional(level, unique=True,
                                                                  trim="-")
-        out.append((printed, metric, p if p > 1 else None))
+        out.append((printed, metric, p))
     return out
 
 
 def _columns(measures) -> list[tuple[str, str, float | None]]:
-    """(printed name, library metric, level above 1) per per-query value, in order."""
+    """(printed name, library metric, recall level or None) per per-query value, in order."""
     out = []
     for name, params in measures.items():
         if name in ("runid", "num_q"):
@@ -347,6 +347,20 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     return values
 
 
+def _iprec_as_trec_eval(values, p, n_rel, n_ret):
+    """m_iprec_at_recall.c around a level's values: levels outside [0, 1], and 0/0.
+
+    The target is the ``lround(p * R)``-th relevant document: above 1 it is
+    reached only when ``lround(p * R) == R`` (then level 1's value, else 0).
+    A query with no document ranked (``-J``, ``-M 0``) starts from precision
+    0/0, which stays the value of targets <= 0: NaN (printed ``-nan``).
+    """
+    aim = np.floor(p * n_rel + 0.5) if p > 0 else np.zeros(n_rel.size)
+    if p > 1:
+        values = np.where(aim == n_rel, values, 0.0)
+    return np.where((n_ret == 0) & (aim <= 0), np.nan, values)
+
+
 def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
               query_ids):
     """Per-query values: a frame with one column per entry of ``columns`` (by position).
@@ -390,7 +404,10 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
     relevant = t_grades >= max(level, 0)
     n_rel = np.bincount(np.searchsorted(queries, t_users[relevant]), minlength=queries.size)
     table = {}
-    for position, (_, metric, above_one) in enumerate(columns):
+    n_ret = np.bincount(np.searchsorted(queries, users), minlength=queries.size)
+    if complete:  # trec_eval.c ranks one unjudged document for a missing query
+        n_ret = np.where(in_run, n_ret, 0 if judged_only or max_docs == 0 else 1)
+    for position, (_, metric, recall_level) in enumerate(columns):
         if metric == "num_ret":
             table[position] = np.bincount(np.searchsorted(queries, users),
                                           minlength=queries.size)
@@ -405,9 +422,9 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
             value = values.get(metric)
             table[position] = (np.zeros(queries.size) if value is None
                                else value.reindex(queries).fillna(0.0).to_numpy())
-            if above_one is not None:  # m_iprec_at_recall.c: lround(p * R) == R
-                aim = np.floor(above_one * n_rel + 0.5)
-                table[position] = np.where(aim == n_rel, table[position], 0.0)
+            if recall_level is not None:
+                table[position] = _iprec_as_trec_eval(table[position], recall_level, n_rel,
+                                                      n_ret)
     result = pd.DataFrame(table, index=pd.Index(queries), columns=range(len(columns)))
     if not complete:
         result = result.loc[queries[in_run]]
@@ -513,6 +530,8 @@ def main(argv=None) -> int:
     def line(name, qid, value):
         if isinstance(value, str):
             text = value
+        elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
+            text = "  -nan"
         elif name in _COUNTS:
             text = str(int(value))
         else:
