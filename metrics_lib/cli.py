@@ -361,6 +361,90 @@ def _iprec_as_trec_eval(values, p, n_rel, n_ret):
     return np.where((n_ret == 0) & (aim <= 0), np.nan, values)
 
 
+def _lround(x: float) -> int:
+    """C's ``lround``: nearest integer, halves away from zero."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
+    """One measure of one query as trec_eval 10.0's m_*.c compute it with ``-l`` < 0.
+
+    ``flags``: relevant or not (``rel >= -l``, unjudged documents included) in
+    rank order; ``n_rel``: judged documents (num_rel, which never counts the
+    unjudged); ``n_rel_ret``: judged documents ranked. The loops are the C
+    ones (same sums in the same order, so the same doubles).
+    """
+    kind, _, cut = metric.partition("@")
+    k = int(cut) if cut else len(flags)
+    found = sum(flags[:k])
+    if kind == "mrr":
+        return next((1.0 / (i + 1) for i, f in enumerate(flags) if f), 0.0)
+    if kind == "P":
+        return found / k
+    if kind == "hit":
+        return 1.0 if found else 0.0
+    if kind == "recall":
+        return found / n_rel if n_rel else 0.0
+    if kind == "rprec":
+        look = min(len(flags), n_rel)
+        return sum(flags[:look]) / n_rel if look else 0.0
+    if kind == "map":
+        total, so_far = 0.0, 0
+        for rank, flag in enumerate(flags[:k], start=1):
+            if flag:
+                so_far += 1
+                total += so_far / rank
+        return total / n_rel if n_rel and (so_far or cut) else 0.0
+    # iprec_at_recall (m_iprec_at_recall.c): from the bottom, the best
+    # precision so far, kept at the lround(p * R)-th relevant document
+    target = _lround(p * n_rel)
+    if target > n_rel_ret:
+        return 0.0
+    best = n_rel_ret / len(flags) if flags else math.nan
+    so_far = n_rel_ret
+    for i in range(len(flags), 0, -1):
+        if so_far <= 0:
+            break
+        best = max(best, so_far / i)
+        if flags[i - 1]:
+            if so_far == target:
+                return best
+            so_far -= 1
+    return best
+
+
+def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
+    """{column position: per-query values} of the measures ``-l`` < 0 changes.
+
+    trec_eval 10.0 then counts a ranked document that is not judged (rel -1,
+    form_res_rels.c RELVALUE_NONPOOL) or has a negative grade (rel -2) as
+    relevant when its rel is at least the level, but num_rel counts judged
+    documents only: P, recall, map, map_cut, Rprec, recip_rank, success and
+    iprec_at_recall differ from ``-l 0`` (map can exceed 1). ``missing``:
+    the ranking of a query absent from the run (-c gives it one unjudged
+    document).
+    """
+    users, items = ranked
+    q_users, q_items, grades = qrels
+    judged = dict(zip(zip(q_users.tolist(), q_items.tolist()), grades.tolist()))
+    rel = np.array([judged.get(key, -1) for key in zip(users.tolist(), items.tolist())],
+                   dtype=np.int64)
+    rel = np.where(rel < -1, -2, rel)  # a negative grade: in the pool, unjudged
+    starts = np.searchsorted(users, queries)
+    ends = np.searchsorted(users, queries, side="right")
+    affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)
+                if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr")
+                or m.startswith("iprec_at_recall")]
+    out = {i: np.zeros(queries.size) for i, _, _ in affected}
+    for q, (start, end) in enumerate(zip(starts, ends)):
+        rels = rel[start:end] if in_run[q] else np.array(missing, dtype=np.int64)
+        flags = (rels >= level).tolist()
+        n_rel_ret = int((rels >= 0).sum())
+        for i, metric, p in affected:
+            out[i][q] = _one_query_below_zero(flags, int(n_rel[q]), n_rel_ret, metric, p)
+    return out
+
+
 def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
               query_ids):
     """Per-query values: a frame with one column per entry of ``columns`` (by position).
@@ -425,6 +509,11 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
             if recall_level is not None:
                 table[position] = _iprec_as_trec_eval(table[position], recall_level, n_rel,
                                                       n_ret)
+    if level < 0:
+        order = np.lexsort((-items, -scores, users))  # trec_eval's ranking
+        missing = [] if judged_only or max_docs == 0 else [-1]
+        table.update(_below_zero((users[order], items[order]), queries, in_run, missing,
+                                 (q_users, q_items, grades), level, columns, n_rel))
     result = pd.DataFrame(table, index=pd.Index(queries), columns=range(len(columns)))
     if not complete:
         result = result.loc[queries[in_run]]
@@ -480,10 +569,9 @@ def _options(args):
                        "(trec_eval 10.0 crashes on a negative -M)", 1)
     level = _atol(args.l)
     if level < 0:
-        # trec_eval then counts unjudged retrieved documents (rel -1) as
-        # relevant but not in num_rel: AP above 1. Refused.
-        raise _Refused(f"-l {args.l}: the relevance level must be >= 0 (trec_eval "
-                       "10.0 gives values above 1 there)", 1)
+        notes.append(f"note: -l {args.l}: trec_eval 10.0 counts ranked documents "
+                     "that are not judged (or judged negative) as relevant but not in "
+                     "num_rel, so map, recall and Rprec can exceed 1")
     return measures, notes, max_docs, level
 
 

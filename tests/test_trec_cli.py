@@ -234,13 +234,17 @@ def test_missing_file_and_unknown_measure(tmp_path):
     assert done.returncode == 1 and b"illegal measure 'ndgc'" in done.stderr
 
 
-def test_negative_relevance_level_is_refused(tmp_path):
-    # trec_eval 10.0 -l -1 counts unjudged retrieved documents as relevant
-    # (rel -1 >= -1 in form_res_rels.c) but not in num_rel: AP above 1.
+def test_negative_relevance_level_is_trec_evals(binary, tmp_path):
+    # trec_eval 10.0 -l -1 counts unjudged retrieved documents (rel -1 >= -1 in
+    # form_res_rels.c) as relevant but not in num_rel: AP above 1. The command
+    # line gives the same numbers and says why on stderr.
     (tmp_path / "q").write_text("q1 0 d1 1\n")
     (tmp_path / "r").write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 1 1 r\n")
-    done = cli("-l", "-1", tmp_path / "q", tmp_path / "r")
-    assert done.returncode == 1 and b"-l -1: the relevance level must be >= 0" in done.stderr
+    done = cli("-l", "-1", "-m", "map", tmp_path / "q", tmp_path / "r")
+    assert done.returncode == 0 and b"num_rel" in done.stderr
+    assert done.stdout == trec_eval("-l", "-1", "-m", "map", tmp_path / "q",
+                                    tmp_path / "r").stdout
+    assert done.stdout.endswith(b"\t2.0000\n")
 
 
 def test_help_says_missing_zero_is_dash_c():
