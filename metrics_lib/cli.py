@@ -15,8 +15,10 @@ cut-offs stop with exit code 2, an unknown measure or option with 1, a query
 of the qrels missing from the run (without ``-c``) or a document listed twice
 with 4. Exit codes are trec_eval's; where trec_eval crashes or prints
 uninitialised memory (a negative ``-M``, a qrels file that ends with a comment
-line), and for a ``nan`` score, a negative ``-l`` and ``ndcg`` gain
-parameters, the command line stops with a message instead. ``-m all_trec``
+line), and for a ``nan`` score and ``ndcg`` gain parameters, the command
+line stops with a message instead. A negative ``-l`` gives trec_eval's
+numbers (ranked unjudged documents count as relevant, ``num_rel`` does not
+count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
 computes the measures of that set offered here (a note on stderr says so).
 ``tests/test_trec_cli_grammar.py`` compares both programs on generated command
 lines and files.
@@ -238,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="trec_eval 10.0 as a drop-in: same options, measure names and "
                     "output, values from metrics_lib.evaluate. With no -m it prints "
                     "trec_eval's default table (-m official).",
-        epilog="Measures: official, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
+        epilog="Measures: official, all_trec, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall[.0.1,...], "
                "P[.5,10,...], recall[.K,...], ndcg, ndcg_cut[.K,...], map_cut[.K,...], "
                "success[.K,...]; bare P, recall, ndcg_cut and map_cut mean the cut-offs "
@@ -250,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
                "bytewise (trec_eval's order). Scores and grades are read as trec_eval's "
                "atof and atol read them ('5abc' is 5, 'abc' 0, '1e2' as a grade 1; a "
                "note on stderr names the first such line). Differences from trec_eval: "
-               "a nan score, a negative -l or -M, and ndcg gain parameters are refused; "
+               "a nan score, a negative -M and ndcg gain parameters are refused; "
                "-m all_trec prints the measures offered here.")
     parser.add_argument("qrels", help="qrels file: qid iter docno relevance ('-': stdin; "
                                       "gzip recognised)")
@@ -268,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="judged documents only: drop unjudged documents from the run")
     parser.add_argument("-l", default="1", metavar="N",
                         help="lowest grade that counts as relevant (default 1; 0 makes "
-                             "every judged document relevant)")
+                             "every judged document relevant; below 0, as in trec_eval, "
+                             "also ranked unjudged documents, which num_rel never counts)")
     parser.add_argument("-M", default=None, metavar="N",
                         help="only the top N documents of each query")
     return parser
