@@ -429,10 +429,11 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     """
     users, items = ranked
     q_users, q_items, grades = qrels
-    judged = dict(zip(zip(q_users.tolist(), q_items.tolist()), grades.tolist()))
+    # a negative grade: in the pool but unjudged (-2); not in the qrels: -1
+    judged = dict(zip(zip(q_users.tolist(), q_items.tolist()),
+                      np.where(grades < 0, -2, grades).tolist()))
     rel = np.array([judged.get(key, -1) for key in zip(users.tolist(), items.tolist())],
                    dtype=np.int64)
-    rel = np.where(rel < -1, -2, rel)  # a negative grade: in the pool, unjudged
     starts = np.searchsorted(users, queries)
     ends = np.searchsorted(users, queries, side="right")
     affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)

@@ -340,6 +340,8 @@ CORNERS = {
     "-M 0": (["-M", "0", "-m", "official"], QRELS, RUN),
     "-l -1: unjudged documents relevant": (["-l", "-1", "-q", "-c"], QRELS + b"q3 0 d1 1\n",
                                            RUN + b"q1 Q0 d8 1 5 r\n"),
+    "-l -1: a negative grade stays unjudged (-2)": (["-l", "-1", "-q"],
+                                                    QRELS + b"q1 0 d4 -1\n", RUN),
     "-l -2: negative grades relevant": (["-l-2", "-q", "-m", "all_trec"],
                                         QRELS + b"q1 0 d4 -1\n", RUN),
     "long last line": (["-m", "runid"], QRELS, RUN + b"q1 Q0 d7 1 0 " + b"x" * 9000 + b"\n"),
