@@ -238,6 +238,12 @@ PARTIAL = {
         "below rank |R|; in a call on many users both are NaN and left out of the mean, "
         "which is the preset's no_hit='nan'",
         lambda peer, ours: (peer == 0.0) & np.isnan(ours)),
+    **{("recommenders", "ndcg_at_k", (("score_type", score_type),)): (
+        "score_type='raw'/'exp' take the rating as the gain: a user whose ratings are all 0 "
+        "has an ideal DCG of 0, and 0/0 = NaN leaves it out of ndcg_at_k's mean over many "
+        "users (the preset's empty='nan'); called on that user alone, the "
+        "`df_hit.shape[0] == 0` guard returns 0.0 when no rated item is in the top k",
+        lambda peer, ours: (peer == 0.0) & np.isnan(ours)) for score_type in ("raw", "exp")},
 }
 
 
