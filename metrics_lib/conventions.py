@@ -194,9 +194,10 @@ _add(_Preset(
     free=("relevance_level", "missing", "min_grade")))
 
 _REC = "recommenders 1.2.1, recommenders/evaluation/python_evaluation.py, "
-# Recommenders (merge_ranking_true_pred) and RecTools (calc_per_user) count every row
-# of the truth table they are given as relevant, whatever its rating: the presets
-# read no grade column (relevance_col=None makes every truth row relevant, grade 1)
+# Recommenders (merge_ranking_true_pred), RecTools (calc_per_user) and RecBole
+# (FullSortEvalDataLoader) count every row of the truth table they are given as
+# relevant, whatever its rating: their presets read no grade column
+# (relevance_col=None makes every truth row relevant, grade 1)
 _EVERY_ROW = {"relevance_col": None}
 # A peer option that makes a metric read the grades: the caller's relevance_col
 # (evaluate's default "relevance" when none is given) instead of _EVERY_ROW.
@@ -296,7 +297,8 @@ _add(_Preset(
     ties_note=("torch.topk on float32 scores (recbole/evaluator/collector.py, "
                "Collector.eval_batch_collect): " + _TIE_UNREPRODUCIBLE),
     ties_reproducible=False,
-    keywords={**_TREC_KEYWORDS, "missing": "zero", "unjudged": "empty", "gain": "binary"},
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "missing": "zero", "unjudged": "empty",
+              "gain": "binary"},
     metrics=(
         _Metric("hit", ("hit",), _RB + "Hit.metric_info", cutoff="required"),
         _Metric("rr", ("mrr",), _RB + "MRR.metric_info", cutoff="required"),
@@ -307,7 +309,13 @@ _add(_Preset(
         _Metric("ndcg", ("ndcg",), _RB + "NDCG.metric_info", cutoff="required"),
         _Metric("precision", ("precision",), _RB + "Precision.metric_info", cutoff="required"),
     ),
-    parameters={}, score_dtype="float32"))
+    parameters={}, score_dtype="float32",
+    note=("Give the preset the test interactions given to RecBole: RecBole's positives are "
+          "every test interaction, whatever its rating or label (recbole 1.2.1, "
+          "recbole/data/dataloader/general_dataloader.py, FullSortEvalDataLoader.__init__), "
+          "and the preset reads no grade column either (relevance_col=None; a "
+          "relevance_col= passed is refused: filter the table for both libraries to leave "
+          "rows out)")))
 
 _TM = "torchmetrics 1.9.0, src/torchmetrics/"
 _add(_Preset(
@@ -355,7 +363,11 @@ _add(_Preset(
           "recommendations given to this library too. AP, precision, recall and RR treat an "
           "item scored <= 0 as not found (torch.where(preds > 0, target, 0)) but keep it "
           "among the relevant items: score_threshold=0 (the per-list functions apply it "
-          "when they are given scores=)")))
+          "when they are given scores=). torchmetrics refuses a graded target in every "
+          "metric but RetrievalNormalizedDCG (utilities/checks.py, "
+          "_check_retrieval_target_and_prediction_types: \"`target` must contain `binary` "
+          "values\"): it is given grade >= relevance_level there, which the preset "
+          "computes from the graded truth table itself; NDCG takes the grades")))
 
 _SK = "scikit-learn 1.9.1, sklearn/metrics/_ranking.py, "
 _add(_Preset(

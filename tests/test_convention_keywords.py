@@ -525,7 +525,8 @@ GOLDEN_CASES = [
     ("trec_eval", "num_rel_ret", {"judged_docs_only_flag": True}, [None], "num_rel_ret",
      {"judged_only": True}, "untied", 0, 1e-9),
     ("recbole", "ndcg", {}, KS, "ndcg@{k}",
-     {"gain": "binary", "missing": "zero", "unjudged": "empty"}, "untied", 0, 1e-6),
+     {"gain": "binary", "missing": "zero", "unjudged": "empty", "relevance_col": None},
+     "untied", 0, 1e-6),
 ]
 
 
