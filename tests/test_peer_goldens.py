@@ -4,7 +4,7 @@ The golden values (``benchmarks/peers/golden/*.csv``) were computed by the peers
 themselves on a seeded corpus (``benchmarks/peers/corpus/``); regenerate them with
 ``bash benchmarks/peers/run_all.sh`` (its README). For every (peer, metric,
 options, k) group this test runs ``evaluate(..., convention=<peer>)`` and
-compares every user's value (1e-9; 1e-6 for torchmetrics, which computes in
+compares every user's value (1e-12; 1e-6 for torchmetrics and RecBole, which compute in
 float32):
 
 - on the tied corpus and the untied one where the preset says the peer's order

@@ -35,9 +35,9 @@ PEER_FILES = ("trec_eval", "ir_measures", "ranx", "recbole", "recommenders", "re
               "sklearn", "torchmetrics")
 # golden file -> preset that reproduces it
 PRESET_OF = {"trec_eval": "pytrec_eval"}
-# peers that compute in float32: values compared to 1e-6, others to 1e-9
+# peers that compute in float32: values compared to 1e-6, others to 1e-12
 FLOAT32 = {"torchmetrics": 1e-6, "recbole": 1e-6}
-TOL = 1e-9
+TOL = 1e-12
 # Options that describe how the peer script prepared its input, not a convention.
 INPUT_OPTIONS = ("candidates",)
 
