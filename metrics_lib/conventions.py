@@ -456,13 +456,15 @@ def _resolve(peer, name, options=None) -> dict:
         if option not in preset.parameters:
             raise ValueError(f"{preset.peer} has no option {option!r} here; its options "
                              f"are {', '.join(sorted(preset.parameters)) or 'none'}")
+        changes = preset.parameters[option](value)
         applied[option] = value
-        by_options.update(preset.parameters[option](value))
+        by_options.update(changes)  # what the metric's name sets (see _caller_keyword)
+        keywords.update(changes)
     if "rel_lvl" in applied and entry.kind == "ndcg":
         # ranx/metrics/ndcg.py _dcg: clean_qrels(qrels, rel_lvl) drops the grades below
         # the level from DCG and ideal DCG; the others keep their gain
+        keywords["min_grade"] = applied["rel_lvl"]
         by_options["min_grade"] = applied["rel_lvl"]
-    keywords.update(by_options)
     metric = _EVALUATE_NAME[entry.kind] + ("" if k is None else f"@{k}")
     ties_ok = preset.ties_reproducible if entry.ties_reproducible is None \
         else entry.ties_reproducible
