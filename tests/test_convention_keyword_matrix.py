@@ -228,7 +228,8 @@ def test_the_issue_example_keeps_missing_zero():
     plain = evaluate(recs, truth, ["precision@3"], missing="zero")
     assert 9 in out.index and list(out.index) == list(plain.index)
     np.testing.assert_array_equal(out["P_3"].to_numpy(), plain["precision@3"].to_numpy())
-    assert 9 not in evaluate(recs, truth, ["P_3"], convention="trec_eval").index
+    # without the keyword the preset does not score user 9: the keyword did it
+    assert describe_convention("trec_eval", "P_3")["keywords"]["missing"] != "zero"
 
 
 def test_a_contradiction_names_the_keyword_both_values_and_the_fix():
@@ -284,8 +285,10 @@ def per_list_preset(function, described, scores):
     return out
 
 
-def per_list_spelled_out(function, items, grades, k, keywords):
+def per_list_spelled_out(function, items, grades, k, keywords, every_row_relevant):
     keywords = dict(keywords)
+    if every_row_relevant:  # relevance_col=None: every judged item has grade 1
+        grades = dict.fromkeys(grades, 1)
     if keywords.get("ties") in ("average", "block") and \
             keywords.get("candidates") == "recommended":
         # the closed forms take the judgements of the listed items themselves
@@ -318,6 +321,7 @@ def per_list_matrix(peer, function, lists):
                 function(lists[0][0], lists[0][2], 3, convention=peer)
             return {}
     cases = keyword_values(function, choices, skip=("convention", "scores"))
+    every_row_relevant = described["keywords"].get("relevance_col", "") is None
     counts = {"equal": 0, "refused": 0, "both fail": 0}
     for items, scores, grades in lists:
         for base in ({}, {"scores": scores}):
@@ -326,7 +330,7 @@ def per_list_matrix(peer, function, lists):
                 preset = per_list_preset(function, described, caller.get("scores"))
                 got = outcome(lambda: function(items, grades, k, convention=peer, **caller))
                 want = outcome(lambda: per_list_spelled_out(
-                    function, items, grades, k, {**preset, **caller}))
+                    function, items, grades, k, {**preset, **caller}, every_row_relevant))
                 default = inspect.signature(function).parameters[keyword].default
                 preset_value = preset.get(keyword, default)
                 if keyword == "scores":
