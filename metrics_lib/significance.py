@@ -16,6 +16,14 @@ could be chance:
     user's pair are exchangeable, so the sign of each difference can be
     flipped at random.
 
+Each function takes the two sides as pandas Series (matched on their
+index, the user ids), as per-user tables like those
+:func:`~metrics_lib.evaluate` returns (pandas, Polars or pyarrow; matched on
+the users, the value column chosen by ``metric=`` or being the only one), or
+as plain arrays, which pair by position. Matched inputs are put in user order,
+so that reordering the rows of either side changes no result, not even a
+seeded resample.
+
 The resampling functions take a ``seed`` (an int, ``None`` or a
 ``numpy.random.Generator``) so that results are reproducible. Results are
 small frozen dataclasses. ``scipy`` is imported inside the functions (it is
@@ -26,11 +34,15 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from ._validation import check_choice, check_real_array, check_same_length
+from ._frames import column_names, native_library, read_columns
+from ._validation import (check_choice, check_column_names, check_id_column,
+                          check_real_array, check_same_length)
 
 __all__ = [
     "PairedTTest",
@@ -137,11 +149,87 @@ class PermutationTest:
 # validation
 # ---------------------------------------------------------------------------
 
-def _paired_differences(a, b) -> np.ndarray:
-    a = check_real_array("a", a, min_size=2)
-    b = check_real_array("b", b, min_size=2)
-    check_same_length("a", a, "b", b)
-    return a - b
+def _value_column(name, names, user_col, metric):
+    """The one column of per-user values in a table with columns ``names``."""
+    if metric is not None:
+        check_column_names(name, names, [metric])
+        return metric
+    others = [c for c in names if c != user_col]
+    if len(others) != 1:
+        raise ValueError(f"{name} has {len(others)} value columns besides the user "
+                         f"column {user_col!r} ({others!r}); pass metric= to name "
+                         "the one to compare")
+    return others[0]
+
+
+def _per_user(name, values, user_col, metric):
+    """``(users, values)`` of one side: users is a pandas Index, or None for a
+    plain sequence (paired by position)."""
+    if native_library(values) is not None:  # Polars or Arrow: a user column
+        names = column_names(values)
+        check_column_names(name, names, [user_col],
+                           hint="pass user_col= to name the column of user ids")
+        column = _value_column(name, names, user_col, metric)
+        frame = read_columns(name, values, ids=[user_col], values=[column])
+        users = pd.Index(check_id_column(name, frame[user_col])[1])
+        return users, check_real_array(name, frame[column], min_size=2)
+    if isinstance(values, pd.DataFrame):  # as evaluate returns it: users as index
+        names = list(values.columns)
+        keyed = user_col in names
+        column = _value_column(name, names, user_col if keyed else None, metric)
+        check_column_names(name, names, [column])
+        users = (pd.Index(check_id_column(name, values[user_col])[1]) if keyed
+                 else values.index)
+        values = values[column]
+    elif isinstance(values, pd.Series):
+        users = values.index
+    else:
+        return None, check_real_array(name, values, min_size=2)
+    if users.hasnans:
+        raise ValueError(f"{name} has a missing user id in its index")
+    if users.has_duplicates:
+        raise ValueError(f"{name} holds user {users[users.duplicated()].tolist()[0]!r} more "
+                         "than once; per-user values need one row per user")
+    return users, check_real_array(name, values, min_size=2)
+
+
+def _aligned(users_a, users_b):
+    """Positions in b of a's users, and the order that sorts the users."""
+    where = users_b.get_indexer(users_a)
+    only_a = users_a[where < 0]
+    only_b = users_b[users_a.get_indexer(users_b) < 0]
+    if len(only_a) or len(only_b):
+        raise ValueError(
+            f"a and b must hold the same users; {len(only_a)} user(s) of a are not "
+            f"in b {only_a[:3].tolist()!r} and {len(only_b)} user(s) of b are not in a "
+            f"{only_b[:3].tolist()!r}; keep the common users of both first")
+    try:  # user order, so that neither input's row order changes the result
+        order = np.argsort(users_a.to_numpy(), kind="stable")
+    except TypeError:  # users of incomparable types: keep a's order
+        order = np.arange(len(users_a))
+    return where, order
+
+
+def _paired_differences(a, b, user_col="user", metric=None) -> np.ndarray:
+    """``a - b`` per user: tables and Series matched by user, arrays by position."""
+    if not isinstance(user_col, Hashable) or user_col is None:
+        raise TypeError(f"user_col must be a column name; got {user_col!r}")
+    users_a, x = _per_user("a", a, user_col, metric)
+    users_b, y = _per_user("b", b, user_col, metric)
+    if (users_a is None) != (users_b is None):
+        keyed, plain = ("a", "b") if users_b is None else ("b", "a")
+        raise TypeError(f"{keyed} carries user ids (a pandas Series or a table) but "
+                        f"{plain} is a plain sequence, so nothing says which user each "
+                        f"value of {plain} belongs to; pass both with their users, or "
+                        "both as arrays in the same user order")
+    if users_a is None:
+        if metric is not None:
+            raise ValueError("metric= names a column of a table; a and b are "
+                             "sequences of values")
+        check_same_length("a", x, "b", y)
+        return x - y
+    where, order = _aligned(users_a, users_b)
+    return (x - y[where])[order]
 
 
 def _check_confidence(confidence) -> float:
@@ -179,19 +267,31 @@ def _rng(seed) -> np.random.Generator:
 # tests
 # ---------------------------------------------------------------------------
 
-def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
+def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95, user_col="user",
+                  metric=None):
     """Paired t-test of the mean per-user difference ``mean(a - b)``.
 
     Parameters
     ----------
-    a, b : sequence of float
-        Per-user values of a metric for two recommenders, aligned by user
-        (``a[u]`` and ``b[u]`` belong to the same user). At least two users.
+    a, b : pandas Series or DataFrame, Polars DataFrame, pyarrow Table, or sequence of float
+        Per-user values of a metric for two recommenders. Series are matched
+        on their index (the user ids); a table of per-user results as
+        :func:`~metrics_lib.evaluate` returns it (users as the index of a
+        pandas DataFrame, or as the ``user_col`` column of any table) is
+        matched on its users. Both must hold the same users, each once.
+        Plain sequences and arrays pair by position: ``a[i]`` and ``b[i]``
+        must belong to the same user. At least two users.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"`` tests whether ``a`` is better on average (mean
         difference > 0).
     confidence : float, default=0.95
         Level of the confidence interval of the mean difference.
+    user_col : str, default="user"
+        Column of user ids in a table (a pandas DataFrame without it uses
+        its index).
+    metric : str, optional
+        Column of values in a table. By default the table must have exactly
+        one column besides the users.
 
     Returns
     -------
@@ -204,7 +304,12 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
     ValueError
         If the arrays differ in length, hold fewer than two values or a
         non-finite value, or every difference is the same (zero variance:
-        the t statistic is undefined).
+        the t statistic is undefined); if ``a`` and ``b`` carry users and
+        their sets of users differ or one holds a user twice; if a table
+        has several value columns and ``metric`` is not given.
+    TypeError
+        If one of ``a`` and ``b`` carries users and the other is a plain
+        sequence.
 
     See Also
     --------
@@ -231,16 +336,24 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
     >>> result = paired_t_test([0.5, 0.7, 0.2, 0.9], [0.4, 0.5, 0.2, 0.6])
     >>> round(result.statistic, 4), result.df
     (2.3238, 3)
+
+    Series are matched by user, whatever their order:
+
+    >>> import pandas as pd
+    >>> a = pd.Series([0.5, 0.7, 0.2, 0.9], index=[10, 11, 12, 13])
+    >>> b = pd.Series([0.6, 0.2, 0.5, 0.4], index=[13, 12, 11, 10])
+    >>> round(paired_t_test(a, b).statistic, 4)
+    2.3238
     """
     check_choice("alternative", alternative, ALTERNATIVES)
     confidence = _check_confidence(confidence)
-    d = _paired_differences(a, b)
+    d = _paired_differences(a, b, user_col, metric)
     n = d.size
     mean = float(d.mean())
     sd = float(d.std(ddof=1))
     if sd == 0.0:
         raise ValueError("every paired difference is the same "
-                         f"({d[0]!r}): the t statistic is undefined")
+                         f"({float(d[0])!r}): the t statistic is undefined")
     se = sd / math.sqrt(n)
     t = mean / se
     from scipy.stats import t as t_dist
@@ -263,13 +376,19 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
 
 
 def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
-                        method="percentile", seed=None):
+                        method="percentile", seed=None, user_col="user", metric=None):
     """Bootstrap confidence interval of the mean per-user difference.
 
     Parameters
     ----------
-    a, b : sequence of float
-        Per-user metric values of two recommenders, aligned by user.
+    a, b : pandas Series or DataFrame, Polars DataFrame, pyarrow Table, or sequence of float
+        Per-user values of a metric for two recommenders. Series are matched
+        on their index (the user ids); a table of per-user results as
+        :func:`~metrics_lib.evaluate` returns it (users as the index of a
+        pandas DataFrame, or as the ``user_col`` column of any table) is
+        matched on its users. Both must hold the same users, each once.
+        Plain sequences and arrays pair by position: ``a[i]`` and ``b[i]``
+        must belong to the same user. At least two users.
     confidence : float, default=0.95
         Confidence level.
     n_resamples : int, default=9999
@@ -279,6 +398,12 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
         bias-corrected and accelerated interval (scipy's default).
     seed : int, numpy.random.Generator or None, default=None
         Source of randomness; an int makes the result reproducible.
+    user_col : str, default="user"
+        Column of user ids in a table (a pandas DataFrame without it uses
+        its index).
+    metric : str, optional
+        Column of values in a table. By default the table must have exactly
+        one column besides the users.
 
     Returns
     -------
@@ -315,7 +440,7 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     n_resamples = _check_resamples(n_resamples)
     check_choice("method", method, BOOTSTRAP_METHODS)
     rng = _rng(seed)
-    d = _paired_differences(a, b)
+    d = _paired_differences(a, b, user_col, metric)
     n = d.size
     estimate = float(d.mean())
     batch = max(1, _BATCH_CELLS // n)
@@ -355,13 +480,19 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
 
 
 def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
-                            seed=None):
+                            seed=None, user_col="user", metric=None):
     """Randomisation (sign-flip) test of the mean per-user difference.
 
     Parameters
     ----------
-    a, b : sequence of float
-        Per-user metric values of two recommenders, aligned by user.
+    a, b : pandas Series or DataFrame, Polars DataFrame, pyarrow Table, or sequence of float
+        Per-user values of a metric for two recommenders. Series are matched
+        on their index (the user ids); a table of per-user results as
+        :func:`~metrics_lib.evaluate` returns it (users as the index of a
+        pandas DataFrame, or as the ``user_col`` column of any table) is
+        matched on its users. Both must hold the same users, each once.
+        Plain sequences and arrays pair by position: ``a[i]`` and ``b[i]``
+        must belong to the same user. At least two users.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: is ``a`` better on average?
     n_resamples : int, default=9999
@@ -369,6 +500,12 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
         every pattern is enumerated and the test is exact.
     seed : int, numpy.random.Generator or None, default=None
         Source of randomness for the random (non-exact) test.
+    user_col : str, default="user"
+        Column of user ids in a table (a pandas DataFrame without it uses
+        its index).
+    metric : str, optional
+        Column of values in a table. By default the table must have exactly
+        one column besides the users.
 
     Returns
     -------
@@ -408,7 +545,7 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
     check_choice("alternative", alternative, ALTERNATIVES)
     n_resamples = _check_resamples(n_resamples)
     rng = _rng(seed)
-    d = _paired_differences(a, b)
+    d = _paired_differences(a, b, user_col, metric)
     n = d.size
     observed = float(d.mean())
     exact = n < 63 and 2 ** n <= n_resamples

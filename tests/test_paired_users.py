@@ -1,0 +1,184 @@
+"""Paired tests pair by user (issue 22, point 4).
+
+Series are matched on their index, per-user tables (pandas, Polars, Arrow)
+on their user column, arrays by position. Each result is compared with
+scipy on the data aligned by hand, and reordering either input must change
+nothing, not even a seeded resample.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from metrics_lib import (evaluate, paired_bootstrap_ci, paired_permutation_test,
+                         paired_t_test)
+
+pl = pytest.importorskip("polars")
+pa = pytest.importorskip("pyarrow")
+
+
+def _users(rng, n, kind):
+    if kind == "int64":  # large 64-bit ids: distinct only when kept exact
+        return (2 ** 62 + rng.choice(10 ** 6, n, replace=False) * 3).astype(np.int64)
+    if kind == "str":
+        return np.array([f"u{v}" for v in rng.choice(10 ** 6, n, replace=False)],
+                        dtype=object)
+    return rng.choice(10 ** 6, n, replace=False).astype(np.int64)
+
+
+def _sample(seed, kind="int", n=None):
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(3, 40))
+    users = _users(rng, n, kind)
+    a = rng.random(n).round(int(rng.integers(1, 4)))  # rounding makes ties
+    b = np.clip(a + rng.normal(0, 0.2, n), 0, 1).round(2)
+    return rng, users, a, b
+
+
+def _results(a, b, **kw):
+    return (paired_t_test(a, b, **kw),
+            paired_bootstrap_ci(a, b, n_resamples=499, seed=3, **kw),
+            paired_permutation_test(a, b, n_resamples=999, seed=3, **kw))
+
+
+CASES = [(seed, kind) for seed in range(40) for kind in ("int", "int64", "str")]
+
+
+@pytest.mark.parametrize("seed,kind", CASES)
+def test_shuffled_series_give_identical_results(seed, kind):
+    rng, users, a, b = _sample(seed, kind)
+    if np.all(a == b) or np.std(a - b) == 0:
+        pytest.skip("zero variance")
+    sa, sb = pd.Series(a, index=users), pd.Series(b, index=users)
+    expected = _results(sa, sb)
+    pa_, pb_ = rng.permutation(len(a)), rng.permutation(len(a))
+    assert _results(sa.iloc[pa_], sb.iloc[pb_]) == expected
+    # the reference: scipy on the values aligned by user (here in user order)
+    order = np.argsort(users)
+    x, y = a[order], b[order]
+    t, boot, perm = expected
+    ref = stats.ttest_rel(x, y)
+    assert math.isclose(t.statistic, ref.statistic, rel_tol=1e-9, abs_tol=1e-12)
+    assert math.isclose(t.p_value, ref.pvalue, rel_tol=1e-9, abs_tol=1e-15)
+    scipy_boot = stats.bootstrap((x - y,), np.mean, n_resamples=499,
+                                 method="percentile", rng=np.random.default_rng(3),
+                                 vectorized=True)
+    assert math.isclose(boot.ci_low, scipy_boot.confidence_interval.low, abs_tol=1e-12)
+    assert math.isclose(boot.ci_high, scipy_boot.confidence_interval.high, abs_tol=1e-12)
+    assert perm.mean_difference == pytest.approx(float(np.mean(x - y)), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_exact_permutation_matches_scipy_on_aligned_series(seed):
+    rng, users, a, b = _sample(seed, n=int(np.random.default_rng(seed).integers(3, 11)))
+    sa = pd.Series(a, index=users)
+    sb = pd.Series(b, index=users).sample(frac=1, random_state=seed)
+    got = paired_permutation_test(sa, sb, n_resamples=4096)
+    assert got.exact
+    ref = stats.permutation_test((a, b), lambda x, y, axis: np.mean(x - y, axis=axis),
+                                 permutation_type="samples", n_resamples=np.inf,
+                                 vectorized=True)
+    assert got.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+def test_reordered_series_matter_on_positions_but_not_on_users():
+    # the issue's case: one input shuffled changed t when pairing by position
+    a = pd.Series([0.5, 0.7, 0.2, 0.9, 0.1], index=[1, 2, 3, 4, 5])
+    b = pd.Series([0.4, 0.5, 0.2, 0.6, 0.3], index=[1, 2, 3, 4, 5])
+    shuffled = b.iloc[[4, 2, 0, 3, 1]]
+    assert paired_t_test(a, shuffled) == paired_t_test(a, b)
+    assert paired_t_test(a.to_numpy(), shuffled.to_numpy()) != paired_t_test(a, b)
+
+
+def _evaluate_inputs(seed, n_users=30):
+    rng = np.random.default_rng(seed)
+    users = (2 ** 53 + np.arange(n_users)).astype(np.int64)  # beyond float64
+    rec = pd.DataFrame({"user": np.repeat(users, 5),
+                        "item": rng.integers(0, 20, n_users * 5),
+                        "score": rng.random(n_users * 5)})
+    rec = rec.drop_duplicates(["user", "item"])
+    truth = pd.DataFrame({"user": np.repeat(users, 3), "item": rng.integers(0, 20, n_users * 3),
+                          "relevance": 1}).drop_duplicates(["user", "item"])
+    other = pd.DataFrame({"user": np.repeat(users, 5),
+                          "item": rng.integers(0, 20, n_users * 5),
+                          "score": rng.random(n_users * 5)}).drop_duplicates(["user", "item"])
+    return rec, other, truth
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars", "pyarrow"])
+def test_evaluate_results_of_every_backend(backend):
+    rec, other, truth = _evaluate_inputs(0)
+    convert = {"pandas": lambda f: f, "polars": pl.from_pandas,
+               "pyarrow": lambda f: pa.Table.from_pandas(f, preserve_index=False)}[backend]
+    metrics = ["ndcg@10", "precision@5"]
+    res_a = evaluate(convert(rec), convert(truth), metrics)
+    res_b = evaluate(convert(other.sample(frac=1, random_state=1)), convert(truth), metrics)
+    base_a = evaluate(rec, truth, metrics)
+    base_b = evaluate(other, truth, metrics)
+    for metric in metrics:
+        x = base_a[metric]
+        y = base_b[metric].loc[x.index]
+        expected = stats.ttest_rel(x.to_numpy(), y.to_numpy())
+        got = paired_t_test(res_a, res_b, metric=metric)
+        assert got.statistic == pytest.approx(expected.statistic, rel=1e-9)
+        assert got == paired_t_test(x, base_b[metric])
+    with pytest.raises(ValueError, match="metric="):
+        paired_t_test(res_a, res_b)
+    # one value column: chosen without metric=
+    single_a = evaluate(convert(rec), convert(truth), ["ndcg@10"])
+    single_b = evaluate(convert(other), convert(truth), ["ndcg@10"])
+    assert paired_t_test(single_a, single_b) == paired_t_test(res_a, res_b, metric="ndcg@10")
+
+
+def test_table_with_another_user_column():
+    a = pl.DataFrame({"uid": [3, 1, 2], "v": [0.3, 0.1, 0.5]})
+    b = pl.DataFrame({"uid": [1, 2, 3], "v": [0.0, 0.2, 0.1]})
+    got = paired_t_test(a, b, user_col="uid")
+    ref = stats.ttest_rel([0.1, 0.5, 0.3], [0.0, 0.2, 0.1])
+    assert got.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    with pytest.raises(ValueError, match="user_col="):
+        paired_t_test(a, b)
+
+
+def test_arrays_pair_by_position():
+    rng = np.random.default_rng(5)
+    x, y = rng.random(25), rng.random(25)
+    ref = stats.ttest_rel(x, y)
+    got = paired_t_test(list(x), y)
+    assert got.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert got.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+@pytest.mark.parametrize("function", [paired_t_test, paired_bootstrap_ci,
+                                      paired_permutation_test])
+def test_refusals_name_the_argument(function):
+    a = pd.Series([0.1, 0.5, 0.3], index=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"same users.*not in b \[3\].*not in a \[4\]"):
+        function(a, pd.Series([0.2, 0.1, 0.0], index=[1, 2, 4]))
+    with pytest.raises(ValueError, match="b holds user 2 more than once"):
+        function(a, pd.Series([0.2, 0.1, 0.0], index=[1, 2, 2]))
+    with pytest.raises(ValueError, match="a holds user 1 more than once"):
+        function(pd.Series([0.2, 0.1, 0.0], index=[1, 1, 2]), a)
+    with pytest.raises(TypeError, match="a carries user ids .* b is a plain sequence"):
+        function(a, [0.2, 0.1, 0.0])
+    with pytest.raises(ValueError, match="same users"):  # ids of another kind
+        function(a, pd.Series([0.2, 0.1, 0.0], index=["1", "2", "3"]))
+    with pytest.raises(ValueError, match="metric="):
+        function([0.1, 0.2, 0.3], [0.0, 0.1, 0.1], metric="ndcg@10")
+    table = pl.DataFrame({"user": [1, 2, 3], "x": [0.1, 0.2, 0.3], "y": [0.0, 0.1, 0.1]})
+    with pytest.raises(ValueError, match="a has 2 value columns.*metric="):
+        function(table, table)
+    with pytest.raises(ValueError, match="a has no column 'z'"):
+        function(table, table, metric="z")
+
+
+def test_inputs_are_not_mutated():
+    a = pd.Series([0.1, 0.5, 0.3, 0.9], index=[4, 2, 3, 1])
+    b = pd.Series([0.2, 0.1, 0.0, 0.4], index=[1, 2, 3, 4])
+    a0, b0 = a.copy(), b.copy()
+    _results(a, b)
+    pd.testing.assert_series_equal(a, a0)
+    pd.testing.assert_series_equal(b, b0)
