@@ -676,7 +676,8 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
         each look, strictly increasing, in (0, 1], the last one 1. Equal
         spacing ``[0.2, 0.4, 0.6, 0.8, 1.0]`` is five equally sized looks.
     alpha : float, default=0.05
-        Overall type I error over all looks.
+        Overall type I error over all looks; below 0.5 for a one-sided
+        design.
     spending : {"obrien-fleming", "pocock"}, default="obrien-fleming"
         Lan-DeMets spending function of one tail with level :math:`a`
         (:math:`a = \\alpha/2` per tail for a two-sided test, :math:`a =
@@ -759,6 +760,10 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
     a = check_open_unit("alpha", alpha)
     check_choice("spending", spending, SPENDING_FUNCTIONS)
     check_choice("alternative", alternative, ("two-sided", "greater"))
+    if alternative == "greater" and a >= 0.5:
+        raise ValueError(f"alpha must be below 0.5 for a one-sided design; got {a!r} "
+                         "(P(Z >= 0) is 0.5, so the boundaries would fall below 0 "
+                         "and a statistic in the wrong direction would reject)")
     t = check_real_array("information_fractions", information_fractions)
     if np.any(t <= 0) or np.any(t > 1):
         raise ValueError("information_fractions must lie in (0, 1]; got "
