@@ -38,7 +38,7 @@ from ._validation import (
     check_choice,
     check_open_unit,
     check_real_array,
-    check_same_length,
+    check_paired_values,
 )
 
 __all__ = [
@@ -292,9 +292,7 @@ def _p_value_and_interval(estimate, se, gamma, alternative):
 
 def _ratio_parts(numerators, denominators, num_name, den_name):
     """Validated ratio, its delta-method variance and the unit count."""
-    x = check_real_array(num_name, numerators, min_size=2)
-    y = check_real_array(den_name, denominators, min_size=2)
-    check_same_length(num_name, x, den_name, y)
+    x, y = check_paired_values(num_name, numerators, den_name, denominators, min_size=2)
     if np.any(y < 0):
         raise ValueError(f"{den_name} must be non-negative (a count per unit); got "
                          f"{y[y < 0][0]!r}")
@@ -325,7 +323,9 @@ def ratio_metric(numerators, denominators, *, confidence=0.95):
         At least two units.
     denominators : array-like of float
         One non-negative value per unit, e.g. the user's impressions; same
-        length as ``numerators``, with a positive sum.
+        length as ``numerators``, with a positive sum. Two pandas Series
+        are matched on their index (the same users, each once); arrays pair
+        by position.
     confidence : float, default=0.95
         Confidence level of the interval, strictly between 0 and 1.
 
@@ -394,7 +394,8 @@ def ratio_metric_test(numerators_control, denominators_control, numerators_treat
     numerators_control, denominators_control : array-like of float
         Per-user numerator (clicks) and non-negative denominator
         (impressions) of the control group; equal lengths, at least two
-        users, positive denominator sum.
+        users, positive denominator sum. Two pandas Series are matched on
+        their index (the same users, each once); arrays pair by position.
     numerators_treatment, denominators_treatment : array-like of float
         The same for the treatment group.
     confidence : float, default=0.95
@@ -489,7 +490,9 @@ def cuped_test(metric_control, covariate_control, metric_treatment,
     metric_control, covariate_control : array-like of float
         Per-user metric during the experiment and the same user's covariate
         from before it (typically the same metric in a pre-period), for the
-        control group. Equal lengths, at least two users.
+        control group. Equal lengths, at least two users. Two pandas Series
+        are matched on their index (the same users, each once); arrays pair
+        by position.
     metric_treatment, covariate_treatment : array-like of float
         The same for the treatment group.
     confidence : float, default=0.95
@@ -552,12 +555,10 @@ def cuped_test(metric_control, covariate_control, metric_treatment,
     """
     gamma = check_open_unit("confidence", confidence)
     check_choice("alternative", alternative, ALTERNATIVES)
-    yc = check_real_array("metric_control", metric_control, min_size=2)
-    xc = check_real_array("covariate_control", covariate_control, min_size=2)
-    yt = check_real_array("metric_treatment", metric_treatment, min_size=2)
-    xt = check_real_array("covariate_treatment", covariate_treatment, min_size=2)
-    check_same_length("metric_control", yc, "covariate_control", xc)
-    check_same_length("metric_treatment", yt, "covariate_treatment", xt)
+    yc, xc = check_paired_values("metric_control", metric_control, "covariate_control",
+                                 covariate_control, min_size=2)
+    yt, xt = check_paired_values("metric_treatment", metric_treatment,
+                                 "covariate_treatment", covariate_treatment, min_size=2)
     dxc, dxt = xc - xc.mean(), xt - xt.mean()
     sxx = float(dxc @ dxc + dxt @ dxt)
     if sxx <= 0:

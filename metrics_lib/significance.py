@@ -42,7 +42,8 @@ import pandas as pd
 
 from ._frames import column_names, native_library, read_columns
 from ._validation import (check_choice, check_column_names, check_id_column,
-                          check_real_array, check_same_length)
+                          check_open_unit, check_real_array, check_rng,
+                          check_same_length, check_same_users, check_user_index)
 
 __all__ = [
     "PairedTTest",
@@ -189,29 +190,16 @@ def _per_user(name, values, user_col, metric):
         users = values.index
     else:
         return None, check_real_array(name, values, min_size=2)
-    if users.hasnans:
-        raise ValueError(f"{name} has a missing user id in its index")
-    if users.has_duplicates:
-        raise ValueError(f"{name} holds user {users[users.duplicated()].tolist()[0]!r} more "
-                         "than once; per-user values need one row per user")
+    check_user_index(name, users)
     return users, check_real_array(name, values, min_size=2)
 
 
-def _aligned(users_a, users_b):
-    """Positions in b of a's users, and the order that sorts the users."""
-    where = users_b.get_indexer(users_a)
-    only_a = users_a[where < 0]
-    only_b = users_b[users_a.get_indexer(users_b) < 0]
-    if len(only_a) or len(only_b):
-        raise ValueError(
-            f"a and b must hold the same users; {len(only_a)} user(s) of a are not "
-            f"in b {only_a[:3].tolist()!r} and {len(only_b)} user(s) of b are not in a "
-            f"{only_b[:3].tolist()!r}; keep the common users of both first")
-    try:  # user order, so that neither input's row order changes the result
-        order = np.argsort(users_a.to_numpy(), kind="stable")
+def _user_order(users) -> np.ndarray:
+    """The order that sorts the users, so that no input's row order matters."""
+    try:
+        return np.argsort(users.to_numpy(), kind="stable")
     except TypeError:  # users of incomparable types: keep a's order
-        order = np.arange(len(users_a))
-    return where, order
+        return np.arange(len(users))
 
 
 def _paired_differences(a, b, user_col="user", metric=None) -> np.ndarray:
@@ -232,17 +220,8 @@ def _paired_differences(a, b, user_col="user", metric=None) -> np.ndarray:
                              "sequences of values")
         check_same_length("a", x, "b", y)
         return x - y
-    where, order = _aligned(users_a, users_b)
-    return (x - y[where])[order]
-
-
-def _check_confidence(confidence) -> float:
-    if isinstance(confidence, (bool, np.bool_)) or not isinstance(confidence, numbers.Real):
-        raise TypeError(f"confidence must be a number in (0, 1); got {confidence!r}")
-    value = float(confidence)
-    if not 0 < value < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1; got {confidence!r}")
-    return value
+    where = check_same_users("a", users_a, "b", users_b)
+    return (x - y[where])[_user_order(users_a)]
 
 
 def _check_resamples(n_resamples) -> int:
@@ -254,19 +233,6 @@ def _check_resamples(n_resamples) -> int:
                          f"(the Monte Carlo error is then below 0.0005); got "
                          f"{int(n_resamples)}")
     return int(n_resamples)
-
-
-def _rng(seed) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None:
-        return np.random.default_rng()
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError("seed must be None, a non-negative integer or a "
-                        f"numpy.random.Generator; got {type(seed).__name__} {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed}")
-    return np.random.default_rng(int(seed))
 
 
 # ---------------------------------------------------------------------------
@@ -355,7 +321,7 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95, user_col="u
     2.3238
     """
     check_choice("alternative", alternative, ALTERNATIVES)
-    confidence = _check_confidence(confidence)
+    confidence = check_open_unit("confidence", confidence)
     d = _paired_differences(a, b, user_col, metric)
     n = d.size
     mean = float(d.mean())
@@ -451,10 +417,10 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     >>> round(ci.mean_difference, 2), ci.ci_low <= ci.mean_difference <= ci.ci_high
     (0.12, True)
     """
-    confidence = _check_confidence(confidence)
+    confidence = check_open_unit("confidence", confidence)
     n_resamples = _check_resamples(n_resamples)
     check_choice("method", method, BOOTSTRAP_METHODS)
-    rng = _rng(seed)
+    rng = check_rng(seed)
     d = _paired_differences(a, b, user_col, metric)
     n = d.size
     estimate = float(d.mean())
@@ -564,7 +530,7 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
     """
     check_choice("alternative", alternative, ALTERNATIVES)
     n_resamples = _check_resamples(n_resamples)
-    rng = _rng(seed)
+    rng = check_rng(seed)
     d = _paired_differences(a, b, user_col, metric)
     n = d.size
     observed = float(d.mean())

@@ -6,6 +6,7 @@ scipy on the data aligned by hand, and reordering either input must change
 nothing, not even a seeded resample.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -182,3 +183,76 @@ def test_inputs_are_not_mutated():
     _results(a, b)
     pd.testing.assert_series_equal(a, a0)
     pd.testing.assert_series_equal(b, b0)
+
+
+# ---------------------------------------------------------------------------
+# experiments: numerators/denominators and metric/covariate pair by user too
+# ---------------------------------------------------------------------------
+from metrics_lib import cuped_test, ratio_metric, ratio_metric_test  # noqa: E402
+
+
+def _ratio_users(seed, n=80):
+    rng = np.random.default_rng(seed)
+    users = _users(rng, n, ["int", "int64", "str"][seed % 3])
+    impressions = rng.poisson(10, n) + 1
+    clicks = rng.binomial(impressions, rng.beta(2, 20, n))
+    return rng, users, clicks.astype(float), impressions.astype(float)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_ratio_metric_matches_series_by_user(seed):
+    rng, users, clicks, impressions = _ratio_users(seed)
+    x = pd.Series(clicks, index=users)
+    y = pd.Series(impressions, index=users).sample(frac=1, random_state=seed)
+    got = ratio_metric(x, y)
+    # reference: the delta method by hand on the values aligned by user
+    ratio = clicks.sum() / impressions.sum()
+    n = clicks.size
+    variance = np.var(clicks - ratio * impressions, ddof=1) / (n * impressions.mean() ** 2)
+    assert got.ratio == pytest.approx(ratio, rel=1e-12)
+    assert got.std_error == pytest.approx(math.sqrt(variance), rel=1e-9)
+    assert got == ratio_metric(clicks, impressions)
+    _, _, clicks_b, impressions_b = _ratio_users(seed + 100)
+    xb = pd.Series(clicks_b, index=users + 1 if users.dtype.kind == "i" else users + "b")
+    yb = xb.copy()
+    yb[:] = impressions_b
+    test = ratio_metric_test(x, y, xb, yb.iloc[::-1])
+    assert test == ratio_metric_test(clicks, impressions, clicks_b, impressions_b)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cuped_matches_series_by_user_and_ols(seed):
+    rng = np.random.default_rng(seed)
+    n = 60
+    users_c, users_t = _users(rng, n, "int64"), _users(rng, n, "str")
+    pre_c, pre_t = rng.gamma(2, 5, n), rng.gamma(2, 5, n)
+    y_c, y_t = pre_c + rng.normal(0, 3, n), pre_t + 0.5 + rng.normal(0, 3, n)
+    shuffle_c, shuffle_t = rng.permutation(n), rng.permutation(n)
+    got = cuped_test(pd.Series(y_c, index=users_c),
+                     pd.Series(pre_c, index=users_c).iloc[shuffle_c],
+                     pd.Series(y_t, index=users_t).iloc[shuffle_t],
+                     pd.Series(pre_t, index=users_t))
+    # reference: the treatment coefficient of y ~ 1 + treatment + x (pooled
+    # within-group slope), on the values aligned by user
+    y = np.r_[y_c, y_t]
+    design = np.c_[np.ones(2 * n), np.r_[np.zeros(n), np.ones(n)], np.r_[pre_c, pre_t]]
+    coefficients = np.linalg.lstsq(design, y, rcond=None)[0]
+    assert got.difference == pytest.approx(coefficients[1], rel=1e-9)
+    # the treatment metric came in another order: sums may differ in the last bit
+    expected = cuped_test(y_c, pre_c, y_t, pre_t)
+    for field in dataclasses.fields(expected):
+        value = getattr(expected, field.name)
+        if isinstance(value, float):
+            assert getattr(got, field.name) == pytest.approx(value, rel=1e-12), field.name
+
+
+def test_experiment_pairs_refused_by_name():
+    x = pd.Series([1.0, 2.0, 3.0], index=[1, 2, 3])
+    with pytest.raises(ValueError, match="numerators and denominators must hold the same users"):
+        ratio_metric(x, pd.Series([5.0, 5.0, 5.0], index=[1, 2, 4]))
+    with pytest.raises(ValueError, match="denominators holds user 2 more than once"):
+        ratio_metric(x, pd.Series([5.0, 5.0, 5.0], index=[1, 2, 2]))
+    with pytest.raises(TypeError, match="numerators is a pandas Series .* denominators is a plain"):
+        ratio_metric(x, [5.0, 5.0, 5.0])
+    with pytest.raises(ValueError, match="metric_treatment and covariate_treatment must hold"):
+        cuped_test([1.0, 2.0, 4.0], [1.0, 3.0, 2.0], x, pd.Series([1.0, 2.0, 0.0], index=[3, 4, 5]))
