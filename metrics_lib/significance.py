@@ -367,7 +367,7 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     confidence : float, default=0.95
         Confidence level.
     n_resamples : int, default=9999
-        Number of bootstrap resamples of the users.
+        Number of bootstrap resamples of the users, from 2 to 1,000,000.
     method : {"percentile", "basic", "bca"}, default="percentile"
         Percentile interval, basic (reverse percentile) interval, or the
         bias-corrected and accelerated interval (scipy's default).
@@ -419,6 +419,9 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     """
     confidence = check_open_unit("confidence", confidence)
     n_resamples = _check_resamples(n_resamples)
+    if n_resamples < 2:  # one resample has no spread: a NaN standard error
+        raise ValueError("n_resamples must be at least 2 for a bootstrap interval; "
+                         f"got {n_resamples}")
     check_choice("method", method, BOOTSTRAP_METHODS)
     rng = check_rng(seed)
     d = _paired_differences(a, b, user_col, metric)
@@ -454,8 +457,7 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     if method == "basic":
         low, high = 2 * estimate - high, 2 * estimate - low
     return BootstrapInterval(mean_difference=estimate, ci_low=low, ci_high=high,
-                             standard_error=float(means.std(ddof=1)) if n_resamples > 1
-                             else math.nan,
+                             standard_error=float(means.std(ddof=1)),
                              confidence=confidence, method=method,
                              n_resamples=n_resamples)
 
@@ -477,8 +479,9 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: is ``a`` better on average?
     n_resamples : int, default=9999
-        Number of random sign-flip patterns. When ``2 ** n`` is not larger,
-        every pattern is enumerated and the test is exact.
+        Number of random sign-flip patterns, from 1 to 1,000,000. When
+        ``2 ** n`` is not larger, every pattern is enumerated and the test
+        is exact.
     seed : int, numpy.random.Generator or None, default=None
         Source of randomness for the random (non-exact) test.
     user_col : str, default="user"

@@ -205,6 +205,8 @@ DEGENERATE = {
     "paired_permutation_test": [([1, 1, 1], [1, 1, 1]), ([2, 3, 4], [1, 2, 3]), ([1], [0]),
                                 ([0.5, 0.5, 0.2], [0.5, 0.5, 0.2])],
     "paired_bootstrap_ci": [([1, 1, 1], [1, 1, 1]), ([2, 3, 4], [1, 2, 3]), ([1], [0])],
+    # one resample: a NaN standard error before
+    "paired_bootstrap_ci_one_resample": [([0.1, 0.5, 0.3], [0.0, 0.2, 0.4])],
     "two_proportion_test": [(0, 100, 0, 100), (100, 100, 100, 100), (0, 100, 5, 100),
                             (0, 100, 100, 100), (5, 100, 5, 100), (1, 1, 0, 1)],
     "ratio_metric": [([1, 1], [2, 2]), ([0, 0], [1, 1]), ([1], [1])],
@@ -252,8 +254,11 @@ DEGENERATE_CASES = [(name, args) for name, calls in DEGENERATE.items() for args 
 @pytest.mark.parametrize("name,args", DEGENERATE_CASES,
                          ids=[f"{n}{a}"[:60] for n, a in DEGENERATE_CASES])
 def test_degenerate_inputs_refuse_or_report_no_nan(name, args):
+    function = getattr(metrics_lib, name, None)
+    if name == "paired_bootstrap_ci_one_resample":
+        function = lambda a, b: metrics_lib.paired_bootstrap_ci(a, b, n_resamples=1, seed=0)  # noqa: E731
     try:
-        result = getattr(metrics_lib, name)(*args)
+        result = function(*args)
     except ValueError as error:
         assert str(error) and "np.float64(" not in str(error)
         return
@@ -263,6 +268,8 @@ def test_degenerate_inputs_refuse_or_report_no_nan(name, args):
     if p is not None:
         assert 0.0 <= p <= 1.0
         assert not nan, f"{name}{args}: NaN {nan} next to p_value={p}"
+    if "ci_low" in numbers:  # an interval's companions are not NaN either
+        assert not nan, f"{name}{args}: NaN {nan} next to an interval"
     for field in ("ci_low", "ci_high", "relative_ci_low", "relative_ci_high"):
         if field in numbers:
             assert not math.isnan(numbers[field]), f"{name}{args}: {field} is NaN"
