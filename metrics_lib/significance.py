@@ -177,6 +177,7 @@ def _per_user(name, values, user_col, metric):
         column = _value_column(name, names, user_col, metric)
         frame = read_columns(name, values, ids=[user_col], values=[column])
         users = pd.Index(check_id_column(name, frame[user_col])[1])
+        check_user_index(name, users)
         return users, check_real_array(name, frame[column], min_size=2)
     if isinstance(values, pd.DataFrame):  # as evaluate returns it: users as index
         names = list(values.columns)

@@ -174,6 +174,12 @@ def test_refusals_name_the_argument(function):
         function(table, table)
     with pytest.raises(ValueError, match="a has no column 'z'"):
         function(table, table, metric="z")
+    twice = pl.DataFrame({"user": [1, 2, 2], "x": [0.1, 0.2, 0.3]})
+    with pytest.raises(ValueError, match="b holds user 2 more than once"):
+        function(twice.with_columns(pl.Series("user", [1, 2, 3])), twice)
+    missing = pa.table({"user": [1, None, 3], "x": [0.1, 0.2, 0.3]})
+    with pytest.raises(ValueError, match="missing id"):
+        function(missing, missing)
 
 
 def test_inputs_are_not_mutated():
