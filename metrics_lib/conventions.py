@@ -496,13 +496,14 @@ def _resolve(peer, name, options=None) -> dict:
         keywords["ties"], score_dtype = "item_asc", None
         ties_note = ("provider msmarco (ir_measures/providers/msmarco_provider.py): score "
                      "descending, then id as text ascending")
-    applied = {}
+    applied, by_options = {}, {}
     for option, value in opts.items():
         if option not in preset.parameters:
             raise ValueError(f"{preset.peer} has no option {option!r} here; its options "
                              f"are {', '.join(sorted(preset.parameters)) or 'none'}")
         changes = preset.parameters[option](value)
         applied[option] = value
+        by_options.update(changes)  # what the metric's name sets (see _caller_keyword)
         keywords.update(changes)
     if keywords.get("relevance_col", "") is _GRADES:
         del keywords["relevance_col"]  # the caller's grade column (see _score_type)
@@ -510,6 +511,7 @@ def _resolve(peer, name, options=None) -> dict:
         # ranx/metrics/ndcg.py _dcg: clean_qrels(qrels, rel_lvl) drops the grades below
         # the level from DCG and ideal DCG; the others keep their gain
         keywords["min_grade"] = applied["rel_lvl"]
+        by_options["min_grade"] = applied["rel_lvl"]
     metric = _EVALUATE_NAME[entry.kind] + ("" if k is None else f"@{k}")
     ties_ok = preset.ties_reproducible if entry.ties_reproducible is None \
         else entry.ties_reproducible
@@ -519,7 +521,7 @@ def _resolve(peer, name, options=None) -> dict:
             "peer_metric": entry.names[0], "keywords": keywords,
             "score_dtype": score_dtype, "source": entry.source,
             "ties": ties_note, "ties_reproducible": ties_ok,
-            "options": applied, "note": preset.note}
+            "options": applied, "option_keywords": by_options, "note": preset.note}
 
 
 def describe_convention(peer: str, metric: str, **options) -> dict:
@@ -554,7 +556,8 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
         ``ties_reproducible`` (whether the peer's order of tied scores can
         be reproduced; when it cannot, the values agree on untied scores
         only), ``note`` (what the peer must be given for the values to
-        agree), ``peer``, ``peer_version``, ``peer_metric`` and ``options``.
+        agree), ``peer``, ``peer_version``, ``peer_metric``, ``options``
+        and ``option_keywords`` (the keywords those options set).
 
     Raises
     ------
@@ -574,6 +577,15 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
     (``benchmarks/peers/``). Where a peer's order of tied scores is an
     implementation accident (a quicksort, ``torch.topk``), the preset
     orders ties as trec_eval does, and the description says so.
+
+    ``evaluate(..., convention=peer)`` and the per-list functions'
+    ``convention=`` use these keywords for every keyword the caller does
+    not pass. A keyword passed, at any value (its default included), is
+    never ignored: if it stands for one of the peer's own options
+    (trec_eval's ``missing``, its ``-c``; RecTools' ``denominator``, its
+    ``divide_by_k``) it sets that option, unless the metric's name sets it
+    otherwise; if it equals the preset's value it is accepted; any other
+    raises ``ValueError`` naming the keyword and both values.
 
     References
     ----------
@@ -627,13 +639,14 @@ def convention_metrics(peer: str) -> list[str]:
     return [entry.names[0] for entry in _preset(peer).metrics]
 
 
-def _evaluate_with_convention(evaluate, given: dict):
+def _evaluate_with_convention(evaluate, given: dict, passed: set):
     """``evaluate(**given)`` with ``given["convention"]`` applied.
 
-    Keywords left at :func:`evaluate`'s defaults are set by the preset; a
-    keyword given a different value must agree with the preset for every
-    requested metric. Metrics whose keywords differ are computed by separate
-    calls and joined.
+    ``given`` holds every argument (defaults filled in), ``passed`` the names
+    the caller wrote. A keyword not passed is the preset's; a keyword passed
+    follows :func:`_caller_keyword` (at any value: issue 22 found
+    ``missing="zero"`` dropped because it equals the default). Metrics whose
+    keywords differ are computed by separate calls and joined.
     """
     import inspect
 
@@ -650,21 +663,16 @@ def _evaluate_with_convention(evaluate, given: dict):
         raise ValueError("metrics is empty: name at least one metric")
     if len(set(names)) != len(names):
         raise ValueError("a metric is listed twice")
-    explicit = {key: value for key, value in given.items()
-                if key in defaults and not _same(value, defaults[key])}
+    explicit = {key: given[key] for key in passed if key in defaults and key != "convention"}
     groups, described = {}, {}
     for name in names:
         info = _resolve(peer, name)
         keywords = dict(info["keywords"])
         for key, value in explicit.items():
-            if key in preset.free:  # the peer's own option, set by the caller
-                keywords[key] = value
-                info.setdefault("set_by_caller", {})[key] = value
-            elif key in keywords and not _same(value, keywords[key]):
-                raise ValueError(
-                    f"convention {peer!r} computes {name!r} with {key}={keywords[key]!r}; "
-                    f"{key}={value!r} contradicts it (drop the keyword, or drop "
-                    "convention= and set every keyword yourself)")
+            if key not in keywords:  # a column name or n_jobs: not a convention
+                continue
+            keywords[key] = _caller_keyword(preset, name, key, value, keywords[key],
+                                            info["option_keywords"])
         for key, value in list(keywords.items()):
             if key not in defaults:
                 if _same(value, _NEUTRAL.get(key, object())):
@@ -712,6 +720,32 @@ def _evaluate_with_convention(evaluate, given: dict):
                             "ties_reproducible")}
                     for name, info in described.items()}}
     return result
+
+
+def _caller_keyword(preset, name, key, value, preset_value, by_options, renamed=None):
+    """The value of keyword ``key`` that the caller passed with ``convention=``.
+
+    The rule of :func:`evaluate` and of the per-list functions: a value equal
+    to the preset's is accepted; a keyword that stands for one of the peer's
+    own options (``preset.free``) wins, unless the metric's name sets that
+    option otherwise; anything else is refused, never ignored. ``renamed`` is
+    the per-list function's name of ``key`` (``denominator``), for messages.
+    """
+    shown = renamed or key
+    if _same(value, preset_value):
+        return value  # the caller's own value, so that evaluate checks its type
+    if key in by_options:
+        raise ValueError(
+            f"metric {name!r} of convention {preset.peer!r} sets {shown}="
+            f"{preset_value!r} by its name; {shown}={value!r} contradicts it (drop "
+            "the keyword, or change the metric's name)")
+    if key in preset.free:
+        return value
+    raise ValueError(
+        f"convention {preset.peer!r} computes {name!r} with {shown}={preset_value!r}; "
+        f"{shown}={value!r} contradicts it (drop the keyword to keep the preset's value, "
+        "or drop convention= and pass every keyword yourself: describe_convention "
+        "lists them)")
 
 
 def _same(a, b) -> bool:
@@ -826,17 +860,24 @@ _CONVENTION_DOC = """    convention : str or None, default=None
         the keywords of the metric that ``evaluate(..., convention=...)``
         computes for this library's name of it (``"ndcg"``: ranx's
         ``ndcg``, not ``ndcg_burges``) replace the defaults above.
-        A keyword given another value than its default must agree with the
-        library's, unless it stands for one of the library's own options.
-        The list is taken in the order given, which has no ties: a
-        library's rule for ordering tied scores applies in :func:`evaluate`.
+        A keyword passed here, even at its default value, is never ignored:
+        one that stands for one of the library's own options sets it, one
+        equal to the library's value is accepted, any other raises
+        ``ValueError``. The list is taken in the order given, which has no
+        ties: a library's rule for ordering tied scores applies in
+        :func:`evaluate`.
         A library's score threshold (torchmetrics: ``score_threshold=0``)
         applies only when ``scores`` are given.
 """
 
 
 def _per_list_keywords(function, kind, renames, peer, k, given):
-    """The function's keyword values under ``peer``'s preset (see with_convention)."""
+    """The function's keyword values under ``peer``'s preset (see with_convention).
+
+    ``given`` holds the keywords the caller passed; each follows
+    :func:`_caller_keyword`, compared with the value the function runs with
+    under the preset (or with the preset's own value).
+    """
     import inspect
 
     preset = _preset(peer)
@@ -855,13 +896,14 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
     parameters = inspect.signature(function).parameters
     defaults = {name: p.default for name, p in parameters.items()
                 if p.default is not inspect.Parameter.empty}
-    out = {}
+    out, preset_values, sources = {}, {}, {}
     for key, value in info["keywords"].items():
         target = renames.get(key, key if key not in _RENAMED_AWAY else None)
         if target is None or target not in parameters:
             continue
         if key == "denominator" and kind != "ap":
             continue
+        preset_values[target], sources[target] = value, key
         if key == "ties":  # evaluate's orders of equal scores; see below
             continue
         if key == "score_threshold" and given.get("scores") is None:
@@ -878,21 +920,16 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
                              "evaluate(..., convention=...)")
         out["ties"] = ties
     for key, value in given.items():
-        if key == "scores":  # the list's scores: not a convention
+        if key == "scores" or key not in defaults:  # data, or not a keyword: let it say
             out[key] = value
             continue
-        if key not in defaults:  # not a keyword of the function: let it say so
-            out[key] = value
-            continue
-        if _same(value, defaults[key]):
-            continue
-        if key in out and not _same(value, out[key]):
-            source = next((name for name, target in renames.items() if target == key), key)
-            if source not in preset.free and key not in preset.free:
-                raise ValueError(
-                    f"convention {peer!r} computes {function.__name__} with "
-                    f"{key}={out[key]!r}; {key}={value!r} contradicts it")
-        out[key] = value
+        # what the function runs with under the preset (ties="input" where the
+        # preset's order of tied scores does not apply), or the preset's own value
+        applied = out.get(key, defaults[key])
+        if key in preset_values and _same(value, preset_values[key]):
+            applied = preset_values[key]
+        out[key] = _caller_keyword(preset, function.__name__, sources.get(key, key), value,
+                                   applied, info["option_keywords"], renamed=key)
     return out
 
 
@@ -908,7 +945,11 @@ _RENAMED_AWAY = ("precision_denominator", "recall_denominator")
 
 
 def with_convention(function):
-    """``function`` with a ``convention=`` keyword (see :func:`describe_convention`)."""
+    """``function`` with a ``convention=`` keyword (see :func:`describe_convention`).
+
+    The wrapper's ``**kwargs`` are exactly the keywords the caller passed,
+    each of which :func:`_per_list_keywords` applies or refuses (never drops).
+    """
     import functools
     import inspect
 

@@ -10,6 +10,8 @@ checks the input and translates ids into integer codes.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -215,6 +217,29 @@ def _is_dask(frame) -> bool:
     return module.startswith(("dask.", "dask_expr"))
 
 
+def _convention_wrapper(function):
+    """``function`` with ``convention=`` applied to the keywords its caller wrote.
+
+    A preset must know which keywords the caller passed, not only their
+    values: ``missing="zero"`` is the caller's choice even though it is the
+    default (issue 22), so the wrapper sees them before defaults fill in.
+    """
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def wrapper(*args, **keywords):
+        if keywords.get("convention") is None:
+            return function(*args, **keywords)
+        given = signature.bind(*args, **keywords)  # Python's own TypeErrors
+        given.apply_defaults()
+        from .conventions import _evaluate_with_convention
+
+        return _evaluate_with_convention(wrapper, dict(given.arguments), set(keywords))
+
+    return wrapper
+
+
+@_convention_wrapper
 def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item",
              score_col="score", rank_col=None, relevance_col="relevance",
              relevance_level=1, denominator="relevant", gain="linear",
@@ -390,12 +415,17 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         syntax (``"MAP(divide_by_k=True)@10"`` for RecTools) or this
         library's names (the library's metric of that kind). The preset sets
         every convention keyword for each metric; a metric the library does
-        not define is refused. Keywords left at their defaults here are the
-        preset's; a keyword given another value must agree with the preset,
-        unless it stands for one of the library's own options (trec_eval's
-        ``relevance_level``, torchmetrics' ``empty``, ...), which it then
-        sets. The keywords used are in ``result.attrs["convention"]``.
-        pandas input only.
+        not define is refused. A keyword not passed is the preset's. A keyword
+        passed, even at its default value, is never ignored: one that stands
+        for an option of the library (trec_eval's ``relevance_level``,
+        ``judged_only`` and ``missing``, its ``-c``; torchmetrics' ``empty``;
+        ...) sets that option, unless the metric's name sets it otherwise
+        (ranx ``"map@10-l2"`` with ``relevance_level=1``); one equal to the
+        preset's value is accepted; any other raises ``ValueError`` naming
+        the keyword, the preset's value and the one passed (drop the
+        keyword, or drop ``convention=`` and pass the keywords of
+        :func:`describe_convention` yourself). The keywords used are in
+        ``result.attrs["convention"]``. pandas input only.
 
     Returns
     -------
@@ -432,8 +462,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         a negative gain, ``truncate`` below 1, a ``score_threshold`` that is
         not finite or comes with ``rank_col`` or ``ties="average"`` /
         ``"block"``; with ``convention``, an
-        unknown library, a metric it does not define or a keyword that
-        contradicts its preset.
+        unknown library, a metric it does not define or a keyword passed
+        that contradicts its preset (or the metric's name).
     TypeError
         A table that is not a DataFrame, non-numeric scores or grades, float
         ids, a column mixing ids of different types, id columns of different
@@ -556,11 +586,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     │ 3    ┆ 0.0         ┆ 0.0 ┆ 0.0    │
     └──────┴─────────────┴─────┴────────┘
     """
-    if convention is not None:
-        given = dict(locals())
-        from .conventions import _evaluate_with_convention
-
-        return _evaluate_with_convention(evaluate, given)
+    # convention= never reaches here: _convention_wrapper applies it
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
     options.update(_check_conventions(
