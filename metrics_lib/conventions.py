@@ -17,6 +17,7 @@ that computes it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -193,13 +194,36 @@ _add(_Preset(
     free=("relevance_level", "missing", "min_grade")))
 
 _REC = "recommenders 1.2.1, recommenders/evaluation/python_evaluation.py, "
+# Recommenders (merge_ranking_true_pred), RecTools (calc_per_user) and RecBole
+# (FullSortEvalDataLoader) count every row of the truth table they are given as
+# relevant, whatever its rating: their presets read no grade column
+# (relevance_col=None makes every truth row relevant, grade 1)
+_EVERY_ROW = {"relevance_col": None}
+# A peer option that makes a metric read the grades: the caller's relevance_col
+# (evaluate's default "relevance" when none is given) instead of _EVERY_ROW.
+_GRADES = object()
+
+
+def _score_type(value) -> dict:
+    """Recommenders' ndcg_at_k(score_type=...) as keywords."""
+    if value == "binary":
+        return {"gain": "binary"}
+    gain = {"raw": "linear", "exp": "exponential"}.get(value)
+    if gain is None:
+        raise ValueError(f"recommenders' score_type is 'binary', 'raw' or 'exp'; got {value!r}")
+    # rel = rating (raw) or 2**rating - 1 (exp); a user whose ratings are all 0 has an
+    # ideal DCG of 0 and gets 0/0 = NaN, left out of ndcg_at_k's mean (empty="nan";
+    # called on that user alone, the df_hit.shape[0] == 0 guard gives 0.0 without a hit)
+    return {"gain": gain, "relevance_col": _GRADES, "empty": "nan"}
+
+
 _add(_Preset(
     peer="recommenders", version="1.2.1",
     repository="https://github.com/recommenders-team/recommenders",
     ties_note=("get_top_k_items sorts with pandas sort_values (a stable sort): tied scores "
                "keep the input order"),
     ties_reproducible=True,
-    keywords={**_TREC_KEYWORDS, "ties": "input", "missing": "skip"},
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "ties": "input", "missing": "skip"},
     metrics=(
         _Metric("precision", ("precision_at_k",), _REC + "precision_at_k()", cutoff="required"),
         _Metric("recall", ("recall_at_k",), _REC + "recall_at_k()", cutoff="required"),
@@ -221,12 +245,17 @@ _add(_Preset(
     parameters={"relevancy_method": lambda v: ({"truncate": None} if v == "top_k"
                                                else {"truncate": 10}),
                 "threshold": lambda v: {"truncate": v},
-                "score_type": lambda v: {"gain": {"binary": "binary", "raw": "linear",
-                                                  "exp": "exponential"}[v]}},
-    free=("gain", "truncate"),
-    note=("Recommenders counts every row of rating_true as relevant, grade 0 included "
-          "(merge_ranking_true_pred): the preset's relevance_level=1 agrees when grade-0 "
-          "rows are not given to Recommenders")))
+                "score_type": _score_type},
+    # gain is not free: a graded gain needs the grade column, which only the peer's
+    # own option score_type= switches on (see _score_type)
+    free=("truncate",),
+    note=("Give the preset the truth table given to Recommenders (rating_true), grades "
+          "and all: Recommenders counts every row of rating_true as relevant, whatever its "
+          "rating (merge_ranking_true_pred), and so does the preset, which reads no grade "
+          "column (relevance_col=None) except for ndcg_at_k(score_type='raw' or 'exp'), "
+          "whose gains are the grades of relevance_col. A relevance_col= passed with the "
+          "other metrics is refused: filter the table (for both libraries) to leave "
+          "rows out")))
 
 _RT = "RecTools 0.19.0, "
 _add(_Preset(
@@ -234,7 +263,7 @@ _add(_Preset(
     ties_note=("RecTools takes ranks, not scores: the caller orders tied items; the preset "
                "uses trec_eval's order (ties='item_desc')"),
     ties_reproducible=True,
-    keywords={**_TREC_KEYWORDS, "missing": "zero", "gain": "binary"},
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "missing": "zero", "gain": "binary"},
     metrics=(
         _Metric("precision", ("Precision",), _RT + "rectools/metrics/classification.py, "
                 "Precision.calc_per_user", cutoff="required"),
@@ -253,9 +282,14 @@ _add(_Preset(
                 "divide_by_k": lambda v: {"denominator": "k" if v else "relevant"},
                 "divide_by_achievable": lambda v: {"ideal": "judged" if v else "k"}},
     free=("precision_denominator", "denominator", "ideal"),
-    note=("RecTools counts every interaction as relevant and takes ranks: the preset "
-          "agrees when RecTools is given the rows of grade >= relevance_level and the ranks "
-          "of trec_eval's order")))
+    note=("Give the preset the interactions given to RecTools, weights or grades and all: "
+          "RecTools counts every interaction as relevant whatever its weight (calc_per_user "
+          "of each metric merges reco with interactions on user and item only, "
+          "rectools/metrics/base.py, merge_reco), and so does the preset, which reads no "
+          "grade column (relevance_col=None; a relevance_col= passed is refused: filter the "
+          "table for both libraries to leave rows out). RecTools takes ranks: give it the "
+          "ranks of trec_eval's order (score descending, then item id as text descending), "
+          "or pass rank_col= with the ranks given to RecTools")))
 
 _RB = "RecBole 1.2.1, recbole/evaluator/metrics.py, "
 _add(_Preset(
@@ -263,7 +297,8 @@ _add(_Preset(
     ties_note=("torch.topk on float32 scores (recbole/evaluator/collector.py, "
                "Collector.eval_batch_collect): " + _TIE_UNREPRODUCIBLE),
     ties_reproducible=False,
-    keywords={**_TREC_KEYWORDS, "missing": "zero", "unjudged": "empty", "gain": "binary"},
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "missing": "zero", "unjudged": "empty",
+              "gain": "binary"},
     metrics=(
         _Metric("hit", ("hit",), _RB + "Hit.metric_info", cutoff="required"),
         _Metric("rr", ("mrr",), _RB + "MRR.metric_info", cutoff="required"),
@@ -274,7 +309,13 @@ _add(_Preset(
         _Metric("ndcg", ("ndcg",), _RB + "NDCG.metric_info", cutoff="required"),
         _Metric("precision", ("precision",), _RB + "Precision.metric_info", cutoff="required"),
     ),
-    parameters={}, score_dtype="float32"))
+    parameters={}, score_dtype="float32",
+    note=("Give the preset the test interactions given to RecBole: RecBole's positives are "
+          "every test interaction, whatever its rating or label (recbole 1.2.1, "
+          "recbole/data/dataloader/general_dataloader.py, FullSortEvalDataLoader.__init__), "
+          "and the preset reads no grade column either (relevance_col=None; a "
+          "relevance_col= passed is refused: filter the table for both libraries to leave "
+          "rows out)")))
 
 _TM = "torchmetrics 1.9.0, src/torchmetrics/"
 _add(_Preset(
@@ -322,7 +363,11 @@ _add(_Preset(
           "recommendations given to this library too. AP, precision, recall and RR treat an "
           "item scored <= 0 as not found (torch.where(preds > 0, target, 0)) but keep it "
           "among the relevant items: score_threshold=0 (the per-list functions apply it "
-          "when they are given scores=)")))
+          "when they are given scores=). torchmetrics refuses a graded target in every "
+          "metric but RetrievalNormalizedDCG (utilities/checks.py, "
+          "_check_retrieval_target_and_prediction_types: \"`target` must contain `binary` "
+          "values\"): it is given grade >= relevance_level there, which the preset "
+          "computes from the graded truth table itself; NDCG takes the grades")))
 
 _SK = "scikit-learn 1.9.1, sklearn/metrics/_ranking.py, "
 _add(_Preset(
@@ -460,6 +505,8 @@ def _resolve(peer, name, options=None) -> dict:
         applied[option] = value
         by_options.update(changes)  # what the metric's name sets (see _caller_keyword)
         keywords.update(changes)
+    if keywords.get("relevance_col", "") is _GRADES:
+        del keywords["relevance_col"]  # the caller's grade column (see _score_type)
     if "rel_lvl" in applied and entry.kind == "ndcg":
         # ranx/metrics/ndcg.py _dcg: clean_qrels(qrels, rel_lvl) drops the grades below
         # the level from DCG and ideal DCG; the others keep their gain
@@ -886,6 +933,13 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
     return out
 
 
+def _every_row_relevant(peer, kind, k) -> bool:
+    """Whether ``peer``'s metric of ``kind`` reads no grade (relevance_col=None)."""
+    entry, _, _ = _find(_preset(peer), _EVALUATE_NAME[kind])
+    info = _resolve(peer, entry.names[0] + ("" if k is None else f"@{k}"))
+    return "relevance_col" in info["keywords"] and info["keywords"]["relevance_col"] is None
+
+
 # evaluate keywords whose per-list counterpart has another name (see _PER_LIST)
 _RENAMED_AWAY = ("precision_denominator", "recall_denominator")
 
@@ -910,6 +964,9 @@ def with_convention(function):
             raise TypeError(f"{function.__name__}() takes the list, the relevant "
                             "items and k positionally; pass the rest by name")
         keywords = _per_list_keywords(function, kind, renames, convention, k, kwargs)
+        if isinstance(relevant, Mapping) and _every_row_relevant(convention, kind, k):
+            # the peer counts every judged item as relevant, whatever its grade
+            relevant = dict.fromkeys(relevant, 1)
         if (keywords.get("ties") in ("average", "block")
                 and keywords.get("candidates") == "recommended"):
             # the closed forms take no candidates= keyword: keep the judgements of
