@@ -116,9 +116,11 @@ _add(_Preset(
     repository="https://github.com/usnistgov/trec_eval",
     ties_note=("score descending (C double), then document id compared with strcmp, "
                "descending (form_res_rels.c, comp_sim_docno)"),
-    ties_reproducible=True, keywords=dict(_TREC_KEYWORDS),
+    # trec_eval.c, main: without -c a qrels query that the run lacks stops the
+    # program (exit status 4; version 9 left it out); -c scores it 0
+    ties_reproducible=True, keywords={**_TREC_KEYWORDS, "missing": "raise"},
     metrics=_trec_metrics("trec_eval 10.0, "),
-    parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "skip"}},
+    parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "raise"}},
     free=("relevance_level", "judged_only", "missing")))
 
 _add(_Preset(

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ._kernels import (UserTable, _stable_order, block_starts, grade_levels,
                        in_block_order, lookup_grades, segment_argsort)
+from ._missing import MISSING_POLICIES, report_missing
 from ._passes import min_max, neighbours_where
 from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
                            refuse_unknown_options, refuse_unsupported,
@@ -51,7 +52,6 @@ TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input")
 # ...and every accepted value of ties=: those plus the modes that do not
 # depend on the order inside a tie group (metrics_lib/_tie_kernels.py).
 ALL_TIES = TIES + TIE_MODES
-MISSING_POLICIES = ("zero", "skip")
 UNJUDGED_POLICIES = ("skip", "empty")
 NO_HIT_POLICIES = ("zero", "nan")
 
@@ -218,7 +218,7 @@ def _is_dask(frame) -> bool:
 def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item",
              score_col="score", rank_col=None, relevance_col="relevance",
              relevance_level=1, denominator="relevant", gain="linear",
-             ideal="judged", log_base=2, empty="zero", missing="zero",
+             ideal="judged", log_base=2, empty="zero", missing="warn",
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
@@ -294,10 +294,13 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         1 (``"one"``: torchmetrics 1.9.0 ``empty_target_action="pos"``,
         ``retrieval/base.py``, ``RetrievalMetric.compute``), or a
         ``ValueError``.
-    missing : {"zero", "skip"}, default="zero"
-        Users in ``truth`` without any recommendation are scored on an empty
-        list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
-        trec_eval's default).
+    missing : {"warn", "zero", "skip", "raise"}, default="warn"
+        Users in ``truth`` without any recommendation. ``"warn"``: scored on
+        an empty list, so 0 for every metric and kept in the means (trec_eval
+        ``-c``), with a :class:`MissingUsersWarning` that says how many of the
+        users in ``truth`` they are; ``"zero"``: the same without the warning;
+        ``"skip"``: left out of the result; ``"raise"``: a ``ValueError``, as
+        trec_eval 10.0 without ``-c`` stops (exit status 4). See Notes.
     ties : {"item_desc", "item_asc", "numeric_desc", "numeric_asc", "input", \
 "average", "block", "best", "worst"}, default="item_desc"
         Order of items with equal score (or rank). ``"item_desc"``:
@@ -341,8 +344,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         user) before ranks are counted, for every metric: condensed lists
         (trec_eval ``-J``, ir-measures ``judged_only=True``).
     unjudged : {"skip", "empty"}, default="skip"
-        Users with recommendations but no row in ``truth``: left out
-        (trec_eval), or scored as users with nothing relevant, whose value
+        Users with recommendations but no row in ``truth``: left out, without
+        a warning (trec_eval ignores them too), or scored as users with nothing relevant, whose value
         ``empty`` then sets (torchmetrics 1.9.0
         ``empty_target_action="neg"`` is ``unjudged="empty"`` with
         ``empty="zero"``; ``retrieval/base.py``, ``RetrievalMetric.compute``).
@@ -426,7 +429,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         (and ``hits@k``, whose meaning differs between libraries: see
         :func:`parse_metric`), a ``dcg`` with exponential gain beyond the
         float64 range, or a user with nothing relevant under
-        ``empty="raise"``; a convention keyword with an unknown value,
+        ``empty="raise"``, or a user of ``truth`` without recommendations
+        under ``missing="raise"``; a convention keyword with an unknown value,
         ``denominator="k"`` or ``ideal="k"`` with a metric that has no
         cut-off, a ``gain`` mapping that lacks a grade of ``truth`` or gives
         a negative gain, ``truncate`` below 1, a ``score_threshold`` that is
@@ -442,6 +446,14 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         name nor a mapping, a ``judged_only`` that is not a bool, a
         ``min_grade``, ``truncate`` or ``score_threshold`` that is not a number.
 
+    Warns
+    -----
+    MissingUsersWarning
+        Under ``missing="warn"`` (the default), once per call, when users of
+        ``truth`` have no recommendations: they are scored 0. The message
+        gives their number and the users of ``truth``, and names
+        ``missing=``.
+
     See Also
     --------
     ndcg_at_k, average_precision, reciprocal_rank, precision_at_k :
@@ -455,13 +467,28 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     trec_eval. Three batch-only rules, also trec_eval's:
 
     - a user who appears only in ``recommendations`` is ignored (there is
-      nothing to compare the list with), so is not in the result;
+      nothing to compare the list with), so is not in the result, and no
+      warning is given (``unjudged=`` decides);
     - a user who appears in ``truth`` with no recommendation is scored on an
-      empty list (``missing="zero"``, trec_eval ``-c``);
+      empty list, 0 for every metric, as trec_eval ``-c`` scores it, with a
+      :class:`MissingUsersWarning` (``missing=`` decides);
     - items with equal scores are ordered by item id written as text,
       descending. This rule is arbitrary with respect to the model (renaming
       items changes the scores of tied lists); ``ties="input"`` keeps the
       order the model emitted instead.
+
+    Users on one side only, in trec_eval 10.0 (commit f425365,
+    ``trec_eval.c``, ``main``): it loops over the queries of the qrels, so a
+    query only in the run is never evaluated; a query of the qrels without
+    results is scored on an empty ranking under ``-c`` and otherwise stops the
+    program (``result qid ... not found in qrels``, exit status 4). Its help
+    text still says such queries are ignored, as version 9 did, which is what
+    ``missing="skip"`` does. A silent 0 is the trap: a sample of users
+    evaluated against the whole truth table enters every judged user left out
+    of the sample into the means as 0, hence the warning. Dask input: with
+    ``missing="warn"`` or ``"raise"`` the user columns of both tables are
+    computed when :func:`evaluate` is called (one pass, to count those users
+    once for the call); the other values keep the call lazy.
 
     trec_eval's tie rule, from its source (trec_eval 10.0, commit f425365):
     ``form_res_rels.c`` sorts a query's documents with ``qsort`` and
@@ -525,7 +552,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     >>> truth = pd.DataFrame({"user": [1, 1, 2, 3],
     ...                       "item": ["b", "c", "d", "a"],
     ...                       "relevance": [1, 2, 1, 1]})
-    >>> result = evaluate(recs, truth, ["precision@2", "mrr", "ndcg@3"])
+    >>> result = evaluate(recs, truth, ["precision@2", "mrr", "ndcg@3"],
+    ...                   missing="zero")
     >>> result.round(4)
           precision@2  mrr  ndcg@3
     user
@@ -538,12 +566,23 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     ndcg@3         0.4169
     dtype: float64
 
+    User 3 has judgements but no recommendations: ``missing="zero"`` scores
+    it 0, as the default does, which also warns (``MissingUsersWarning``);
+    ``missing="skip"`` leaves it out and ``missing="raise"`` refuses:
+
+    >>> float(evaluate(recs, truth, "mrr", missing="skip")["mrr"].mean())
+    0.5
+    >>> evaluate(recs, truth, "mrr", missing="raise")
+    Traceback (most recent call last):
+    ...
+    ValueError: 1 of the 3 users in truth have no recommendations (user 3, for one), ...
+
     The same tables in Polars (a LazyFrame or a pyarrow Table work alike)
     give a Polars DataFrame, with the users in a column:
 
     >>> import polars as pl
     >>> result = evaluate(pl.from_pandas(recs), pl.from_pandas(truth).lazy(),
-    ...                   ["precision@2", "mrr", "ndcg@3"])
+    ...                   ["precision@2", "mrr", "ndcg@3"], missing="zero")
     >>> result.with_columns(pl.col("ndcg@3").round(4))
     shape: (3, 4)
     ┌──────┬─────────────┬─────┬────────┐
@@ -1195,6 +1234,13 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         run_codes[unseen] = block_users.size + extra_codes
         del run_users, unseen
     truth_runs = (run_starts, run_codes)
+    if len(extra_users) and options["missing"] in ("warn", "raise"):
+        # judged users: those never recommended, and the blocks with a judgement
+        n_judged = len(extra_users) + int(np.count_nonzero(
+            np.bincount(run_codes[run_codes < block_users.size],
+                        minlength=block_users.size)))
+        report_missing(options["missing"], len(extra_users), n_judged,
+                       _plain(extra_users[0]))
     n_users = block_users.size + len(extra_users)
     user_ids = pd.Index(block_users).append(pd.Index(extra_users))
     if user_kind == "str":
