@@ -50,8 +50,8 @@ class MissingUsersWarning(UserWarning):
     trec_eval 10.0 (commit f425365, ``trec_eval.c``, ``main``) loops over the
     queries of the qrels; for a query without results it uses an empty
     ranking when ``-c`` is given and otherwise prints ``result qid ... not
-    found in qrels`` and exits with status 4. (Its own help text, written for
-    version 9, still says such queries are ignored.) Evaluating a sample of
+    found in qrels`` and exits with status 4 (its help text still says such
+    queries are ignored). Evaluating a sample of
     users against the whole truth table is the common way to get here by
     mistake: every judged user outside the sample would enter the means as 0.
 

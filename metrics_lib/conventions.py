@@ -117,7 +117,7 @@ _add(_Preset(
     ties_note=("score descending (C double), then document id compared with strcmp, "
                "descending (form_res_rels.c, comp_sim_docno)"),
     # trec_eval.c, main: without -c a qrels query that the run lacks stops the
-    # program (exit status 4; version 9 left it out); -c scores it 0
+    # program (exit status 4; its help text still says "ignored"); -c scores it 0
     ties_reproducible=True, keywords={**_TREC_KEYWORDS, "missing": "raise"},
     metrics=_trec_metrics("trec_eval 10.0, "),
     parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "raise"}},

@@ -482,8 +482,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     query only in the run is never evaluated; a query of the qrels without
     results is scored on an empty ranking under ``-c`` and otherwise stops the
     program (``result qid ... not found in qrels``, exit status 4). Its help
-    text still says such queries are ignored, as version 9 did, which is what
-    ``missing="skip"`` does. A silent 0 is the trap: a sample of users
+    text still says such queries are ignored, which is what
+    ``missing="skip"`` does (and pytrec_eval-terrier 0.5.11, found by running it). A silent 0 is the trap: a sample of users
     evaluated against the whole truth table enters every judged user left out
     of the sample into the means as 0, hence the warning. Dask input: with
     ``missing="warn"`` or ``"raise"`` the user columns of both tables are
