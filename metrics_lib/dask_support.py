@@ -23,7 +23,13 @@ def _as_dask(frame, name):
     import dask.dataframe as dd
 
     if isinstance(frame, pd.DataFrame):
-        return dd.from_pandas(frame, npartitions=1)
+        import dask
+
+        # Dask would turn object columns into strings (its "convert-string"
+        # option): Python int ids would become text, and an empty table
+        # without dtypes a table of strings. The pandas table stays as it is.
+        with dask.config.set({"dataframe.convert-string": False}):
+            return dd.from_pandas(frame, npartitions=1)
     if not hasattr(frame, "map_partitions") or not hasattr(frame, "shuffle"):
         raise TypeError(f"{name} must be a pandas or Dask DataFrame; got "
                         f"{type(frame).__name__}")

@@ -34,7 +34,7 @@ from ._validation import (
     check_gain,
     check_min_grade,
     check_n_jobs,
-    check_relevance_level,
+    check_real,
     check_score_threshold,
     check_truncate,
     check_same_id_kind,
@@ -275,7 +275,9 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     relevance_level : float, default=1
         Minimum grade that counts as relevant for the binary metrics
         (precision, recall, f1, hit, mrr, map). NDCG and DCG use the grades
-        (``gain="binary"`` uses this level too).
+        (``gain="binary"`` uses this level too). ``0`` makes every judged
+        item relevant, grade 0 included (trec_eval ``-l 0``); a negative
+        level is refused (trec_eval then counts unjudged items as relevant).
     denominator : {"relevant", "min_k", "retrieved", "k"}, default="relevant"
         AP denominator, see :func:`average_precision` (``"k"`` needs a
         cut-off in every ``map`` metric asked for).
@@ -423,7 +425,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     Raises
     ------
     ValueError
-        Missing or duplicated columns, missing ids, non-finite scores or
+        A negative ``relevance_level``; missing or duplicated columns, missing
+        ids, non-finite scores or
         grades, negative grades, a (user, item) pair listed twice in either
         table (the message names the user and the item), unknown metric names
         (and ``hits@k``, whose meaning differs between libraries: see
@@ -665,6 +668,18 @@ def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col
     return recommendations, truth
 
 
+def _check_level(level) -> float:
+    """relevance_level: trec_eval's -l accepts 0 (every judged item relevant)."""
+    level = check_real("relevance_level", level)
+    if level < 0:
+        # trec_eval marks unjudged retrieved documents -1: a negative -l counts
+        # them as relevant but not in num_rel, so AP and recall exceed 1
+        raise ValueError(f"relevance_level must be >= 0; got {level:g} (trec_eval "
+                         "then counts unjudged items as relevant and gives AP "
+                         "above 1)")
+    return level
+
+
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
                    empty, missing, ties) -> dict:
     parsed = _parse_metrics(metrics)
@@ -672,7 +687,7 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
         refuse_unsupported(ties, kind, ideal=ideal, name=name)
     return {
         "metrics": parsed,
-        "relevance_level": check_relevance_level(relevance_level),
+        "relevance_level": _check_level(relevance_level),
         "denominator": check_choice("denominator", denominator, AP_DENOMINATORS),
         "gain": check_gain(gain, GAINS),
         "ideal": check_choice("ideal", ideal, IDEALS),
@@ -1189,9 +1204,46 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     return out
 
 
+def _at_level_zero(recommendations, truth, options, *, relevance_col, **columns):
+    """``relevance_level=0``: every judged item is relevant (trec_eval ``-l 0``).
+
+    The kernels count only positive grades as hits, so the metrics that compare
+    grades with the level run on the grades plus 1 at level 1 (grade >= 0 is
+    grade + 1 >= 1); NDCG and DCG of the grades themselves run on the grades
+    as given, in a second pass.
+    """
+    graded = [metric for metric in options["metrics"]
+              if metric[1] in ("ndcg", "dcg") and options["gain"] != "binary"]
+    binary = [metric for metric in options["metrics"] if metric not in graded]
+    if binary and options["min_grade"] is not None and options["gain"] == "binary":
+        raise ValueError("relevance_level=0 with gain='binary' and min_grade is not "
+                         "available; pass relevance_level above 0 or min_grade=None")
+    parts = []
+    if binary:
+        shifted = truth
+        if relevance_col is not None:
+            grades = check_value_column("truth", truth[relevance_col], minimum=0.0)
+            shifted = truth.assign(**{relevance_col: grades + 1.0})
+        parts.append(_evaluate_frames(recommendations, shifted, dict(
+            options, metrics=binary, relevance_level=1.0), relevance_col=relevance_col,
+            **columns))
+    if graded:
+        # the first pass has warned already: the warning is once per call
+        missing = "zero" if binary and options["missing"] == "warn" else options["missing"]
+        parts.append(_evaluate_frames(recommendations, truth, dict(
+            options, metrics=graded, relevance_level=1.0, missing=missing),
+            relevance_col=relevance_col, **columns))
+    result = parts[0] if len(parts) == 1 else pd.concat(parts, axis=1)
+    return result[[name for name, _, _ in options["metrics"]]]
+
+
 def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                      score_col, rank_col, relevance_col, n_jobs=1):
     """The pandas path of :func:`evaluate` (options already checked)."""
+    if options["relevance_level"] == 0:
+        return _at_level_zero(recommendations, truth, options, user_col=user_col,
+                              item_col=item_col, score_col=score_col, rank_col=rank_col,
+                              relevance_col=relevance_col, n_jobs=n_jobs)
     rec_value_col = score_col if rank_col is None else rank_col
     check_frame_columns("recommendations", recommendations,
                         [user_col, item_col, rec_value_col])
