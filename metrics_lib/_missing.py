@@ -101,8 +101,7 @@ def report_missing(policy: str, n_missing: int, n_truth_users: int, example) -> 
     if policy == "raise":
         raise ValueError(
             f"{users} have no recommendations (user {example!r}, for one), which "
-            "missing='raise' refuses (as trec_eval 10.0 does without -c, and "
-            "convention='trec_eval' sets); pass missing='zero' to score them 0 "
+            "missing='raise' refuses (as trec_eval 10.0 does without -c); pass missing='zero' to score them 0 "
             "(trec_eval -c) or missing='skip' to leave them out")
     warnings.warn(
         f"{users} have no recommendations; they are scored 0 and kept in the means "

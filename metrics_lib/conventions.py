@@ -116,12 +116,15 @@ _add(_Preset(
     repository="https://github.com/usnistgov/trec_eval",
     ties_note=("score descending (C double), then document id compared with strcmp, "
                "descending (form_res_rels.c, comp_sim_docno)"),
-    # trec_eval.c, main: without -c a qrels query that the run lacks stops the
-    # program (exit status 4; its help text still says "ignored"); -c scores it 0
-    ties_reproducible=True, keywords={**_TREC_KEYWORDS, "missing": "raise"},
+    ties_reproducible=True, keywords=dict(_TREC_KEYWORDS),
     metrics=_trec_metrics("trec_eval 10.0, "),
-    parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "raise"}},
-    free=("relevance_level", "judged_only", "missing")))
+    parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "skip"}},
+    free=("relevance_level", "judged_only", "missing"),
+    note=("A user judged in the truth table without recommendations: trec_eval 10.0 "
+          "without -c stops there (trec_eval.c, main: 'result qid ... not found in "
+          "qrels', exit status 4), although its help text says such queries are "
+          "ignored; the preset leaves them out (missing='skip', as pytrec_eval does). "
+          "missing='raise' stops as 10.0 does, missing='zero' is -c.")))
 
 _add(_Preset(
     peer="pytrec_eval", version="pytrec_eval-terrier 0.5.11",

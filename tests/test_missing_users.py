@@ -194,7 +194,10 @@ def test_raise_and_zero_are_trec_eval_10_without_and_with_c(tmp_path, seed):
     with pytest.raises(ValueError):
         evaluate(recs, truth, ["precision@5", "map"], missing="raise", ties="item_desc")
     with pytest.raises(ValueError):
-        evaluate(recs, truth, ["P_5", "map"], convention="trec_eval")
+        evaluate(recs, truth, ["P_5", "map"], convention="trec_eval", missing="raise")
+    # the preset itself leaves them out, as pytrec_eval does (its note says so)
+    skipped, seen = caught(lambda: evaluate(recs, truth, ["P_5"], convention="trec_eval"))
+    assert not seen and not without & set(skipped.index)
     complete = trec_eval(qrels, run, "-c")
     assert complete.returncode == 0
     values, means = {}, {}
