@@ -721,7 +721,7 @@ def convention_table():
     >>> from metrics_lib import convention_table
     >>> table = convention_table()
     >>> table.loc[table.peer_metric == "ndcg_burges", "keywords"].iloc[0]
-    "gain='exponential'"
+    "gain='exponential', missing='zero'"
     """
     import inspect
 
