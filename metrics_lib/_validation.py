@@ -547,6 +547,12 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
             raise TypeError(f"{name} column {series.name!r} mixes ids of different "
                             "types (e.g. numbers and strings); ids must be of one "
                             "comparable type (all numbers or all strings)")
+        if inferred == "decimal" and all(value == value.to_integral_value()
+                                         for value in values):
+            # whole Decimals: the decimal128(20, 0) user ids of evaluate's
+            # Arrow results, read back through to_pandas()
+            return "int", _object_ints(name, series,
+                                       np.array([int(v) for v in values], dtype=object))
         if inferred in ("floating", "mixed-integer-float", "decimal"):
             raise TypeError(f"{name} column {series.name!r} holds float ids; ids "
                             "must be integers or strings")

@@ -120,7 +120,12 @@ _add(_Preset(
     ties_reproducible=True, keywords=dict(_TREC_KEYWORDS),
     metrics=_trec_metrics("trec_eval 10.0, "),
     parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "skip"}},
-    free=("relevance_level", "judged_only", "missing")))
+    free=("relevance_level", "judged_only", "missing"),
+    note=("A user judged in the truth table without recommendations: trec_eval 10.0 "
+          "without -c stops there (trec_eval.c, main: 'result qid ... not found in "
+          "qrels', exit status 4), although its help text says such queries are "
+          "ignored; the preset leaves them out (missing='skip', as pytrec_eval does). "
+          "missing='raise' stops as 10.0 does, missing='zero' is -c.")))
 
 _add(_Preset(
     peer="pytrec_eval", version="pytrec_eval-terrier 0.5.11",
@@ -797,7 +802,7 @@ def convention_table():
     >>> from metrics_lib import convention_table
     >>> table = convention_table()
     >>> table.loc[table.peer_metric == "ndcg_burges", "keywords"].iloc[0]
-    "gain='exponential'"
+    "gain='exponential', missing='zero'"
     """
     import inspect
 
