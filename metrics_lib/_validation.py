@@ -20,6 +20,23 @@ from ._passes import min_max
 EMPTY_POLICIES = ("zero", "nan", "one", "raise")
 
 
+def show(value) -> str:
+    """``repr`` of a value for a message, numpy scalars written as Python's.
+
+    numpy 2 writes ``repr(np.float64(-1.0))`` as ``np.float64(-1.0)``; a
+    message shows the value the user knows, ``-1.0``. Containers are shown
+    element by element (a tuple of numpy ints as ``(1, 2)``).
+    """
+    if isinstance(value, np.generic):
+        return repr(value.item())
+    if type(value) in (tuple, list):
+        inner = ", ".join(show(item) for item in value)
+        if type(value) is tuple:
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        return f"[{inner}]"
+    return repr(value)
+
+
 def check_choice(name: str, value, choices: Sequence[str]) -> str:
     """Return ``value`` if it is one of ``choices``; otherwise raise."""
     if not isinstance(value, str) or value not in choices:
@@ -62,8 +79,16 @@ def _check_hashable(name: str, item, position: int) -> None:
 
 
 def _as_python_id(item):
-    """numpy scalars hash like their Python twins, but keep ids plain."""
-    return item.item() if isinstance(item, np.generic) else item
+    """An id as a plain Python value: numpy and Arrow scalars unwrapped.
+
+    numpy scalars hash like their Python twins, but ids are kept plain; an
+    Arrow scalar (an item of ``list(pyarrow_array)``) equals no Python id.
+    """
+    if isinstance(item, np.generic):
+        return item.item()
+    if (type(item).__module__ or "").startswith("pyarrow") and hasattr(item, "as_py"):
+        return item.as_py()
+    return item
 
 
 def check_recommended(recommended, name: str = "recommended") -> tuple:
@@ -89,6 +114,8 @@ def check_recommended(recommended, name: str = "recommended") -> tuple:
                 f"{recommended.shape}"
             )
         items = recommended.tolist()
+    elif _is_arrow(recommended):
+        items = recommended.to_pylist()  # Arrow scalars equal no Python id
     elif isinstance(recommended, Iterable):
         items = list(recommended)
     else:
@@ -105,7 +132,22 @@ def check_recommended(recommended, name: str = "recommended") -> tuple:
                 f"and {position}; a ranking lists each item once"
             )
         seen[item] = position
-    return tuple(_as_python_id(i) for i in items)
+    items = tuple(_as_python_id(i) for i in items)
+    ids_kind(name, items)
+    return items
+
+
+def _is_arrow(values) -> bool:
+    """A pyarrow Array or ChunkedArray (whose items are Arrow scalars)."""
+    return (type(values).__module__ or "").startswith("pyarrow") \
+        and hasattr(values, "to_pylist")
+
+
+def id_list(values) -> list:
+    """A collection of ids as a list of plain Python values (:func:`_as_python_id`)."""
+    if _is_arrow(values):
+        return values.to_pylist()
+    return [_as_python_id(value) for value in values]
 
 
 def check_grade(name: str, item, grade, *, allow_negative: bool = False) -> float:
@@ -152,8 +194,23 @@ def _series_grades(relevant, name: str, allow_negative: bool) -> dict:
 
 
 def check_relevant(relevant, name: str = "relevant", *,
-                   allow_negative: bool = False, recommended: tuple | None = None) -> dict:
+                   allow_negative: bool = False, recommended: tuple | None = None,
+                   recommended_name: str = "recommended") -> dict:
     """Validate relevance judgements and return a new ``{id: grade}`` dict.
+
+    The ids must be of one kind (:func:`ids_kind`), and of the kind of
+    ``recommended`` (named ``recommended_name`` in messages) when it is given.
+    """
+    grades = _relevant_grades(relevant, name, allow_negative, recommended)
+    if recommended is None:
+        ids_kind(name, grades)
+    else:
+        check_same_kind(recommended_name, recommended, name, grades)
+    return grades
+
+
+def _relevant_grades(relevant, name: str, allow_negative: bool, recommended) -> dict:
+    """:func:`check_relevant` without the kind check.
 
     ``relevant`` is either a mapping of id to a non-negative grade (any
     finite grade with ``allow_negative=True``), a pandas Series read the same
@@ -194,6 +251,8 @@ def check_relevant(relevant, name: str = "relevant", *,
         raise ValueError(
             f"{name} must be one-dimensional; got an array of shape {relevant.shape}"
         )
+    if _is_arrow(relevant):
+        relevant = relevant.to_pylist()  # Arrow scalars equal no Python id
     if not isinstance(relevant, Iterable):
         raise TypeError(
             f"{name} must be a collection of relevant ids or a mapping of id to "
@@ -413,7 +472,85 @@ def check_column_names(name: str, names: list, columns, *, hint: str | None = No
 # Kinds of id columns. Ids of different kinds never match, and the kind fixes
 # how ids are written as text for trec_eval's tie rule.
 ID_KINDS = ("int", "str", "bool")
-_KIND_WORDS = {"int": "integer", "str": "string", "bool": "boolean"}
+_KIND_WORDS = {"int": "integer", "str": "string", "bool": "boolean", "float": "float"}
+_TYPE_KINDS: dict = {}  # type -> kind, filled on first sight of each type
+
+
+def _type_kind(kind_of: type) -> str:
+    """The id kind of the values of one type (see :func:`ids_kind`)."""
+    kind = _TYPE_KINDS.get(kind_of)
+    if kind is None:
+        if issubclass(kind_of, (bool, np.bool_)):
+            kind = "bool"
+        elif issubclass(kind_of, numbers.Integral):  # numpy ints are registered
+            kind = "int"
+        elif issubclass(kind_of, (str, np.str_)):
+            kind = "str"
+        elif issubclass(kind_of, numbers.Real):
+            kind = "float"
+        else:
+            kind = kind_of.__name__
+        _TYPE_KINDS[kind_of] = kind
+    return kind
+
+
+def kind_words(kind: str) -> str:
+    """A kind as a message writes it (``"int"`` -> ``"integer"``)."""
+    return _KIND_WORDS.get(kind, kind)
+
+
+def kinds_differ(where_a: str, kind_a: str, where_b: str, kind_b: str) -> str:
+    """The message's text for ids of two kinds that should be one kind."""
+    return (f"{kind_words(kind_a)} ids in {where_a} but {kind_words(kind_b)} ids in "
+            f"{where_b}; ids must be of the same kind in both or nothing would match")
+
+
+def mixed_ids(what: str, kinds=None) -> TypeError:
+    """The error for one column or argument holding ids of several kinds."""
+    which = ("e.g. numbers and strings" if kinds is None
+             else " and ".join(sorted(kind_words(kind) for kind in kinds)))
+    return TypeError(f"{what} mixes ids of different types ({which}); ids must be "
+                     "of one comparable type (all numbers or all strings)")
+
+
+def ids_kind(name: str, items) -> str | None:
+    """The one kind of the ids ``items`` (Python or numpy values), or None if empty.
+
+    The kinds of :func:`check_id_column`, decided per value: integers of any
+    width, Python or numpy (nullable and pyarrow integers arrive as these),
+    are ``"int"``; ``str`` and ``numpy.str_`` are ``"str"``; booleans
+    ``"bool"``; other reals ``"float"`` (which :func:`evaluate` refuses, and
+    the per-list functions accept alone); any other type is a kind of its own,
+    named by its type. A mix is refused: ``1`` and ``"1"`` never match, and
+    ``1.0`` matches ``1`` only below 2**53.
+    """
+    types = {type(item) for item in items}
+    if any(getattr(kind_of, "wraps_id", False) for kind_of in types):
+        # a stand-in that carries an id (ranking._BelowThreshold) has its id's kind
+        items = [item.item if getattr(type(item), "wraps_id", False) else item
+                 for item in items]
+        types = {type(item) for item in items}
+    kinds = {_type_kind(kind_of) for kind_of in types}
+    if len(kinds) > 1:
+        raise mixed_ids(name, kinds)
+    return kinds.pop() if kinds else None
+
+
+def check_same_kind(name_a: str, items_a, name_b: str, items_b) -> str | None:
+    """Refuse two collections of ids of different kinds; return the kind.
+
+    ``items_a`` and ``items_b`` are ids (or their kinds, as strings from
+    :func:`ids_kind`, when the caller has them already). An empty side has no
+    kind and agrees with any.
+    """
+    kind_a = items_a if isinstance(items_a, str) or items_a is None \
+        else ids_kind(name_a, items_a)
+    kind_b = items_b if isinstance(items_b, str) or items_b is None \
+        else ids_kind(name_b, items_b)
+    if kind_a is not None and kind_b is not None and kind_a != kind_b:
+        raise TypeError("the ids differ in kind: "
+                        + kinds_differ(name_a, kind_a, name_b, kind_b))
+    return kind_a if kind_a is not None else kind_b
 
 
 def _numpy_dtype(dtype) -> np.dtype:
@@ -490,9 +627,7 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
         if inferred == "boolean":
             return "bool", values.astype(bool)
         if inferred == "mixed-integer":
-            raise TypeError(f"{name} column {series.name!r} mixes ids of different "
-                            "types (e.g. numbers and strings); ids must be of one "
-                            "comparable type (all numbers or all strings)")
+            raise mixed_ids(f"{name} column {series.name!r}")
         if inferred in ("floating", "mixed-integer-float", "decimal"):
             raise TypeError(f"{name} column {series.name!r} holds float ids; ids "
                             "must be integers or strings")
@@ -502,13 +637,58 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
                     "integers or strings")
 
 
+def common_ints(a: np.ndarray, b: np.ndarray):
+    """Two integer id arrays in one dtype that compares their values exactly.
+
+    int64 and uint64 meet in int64 when the uint64 ids fit, in uint64 when the
+    int64 ids are non-negative, and as Python ints otherwise: never through
+    float64, which merges integers above 2**53.
+    """
+    if a.dtype == np.uint64 and b.dtype == np.uint64:
+        if max(a.max(initial=0), b.max(initial=0)) < 2**63:
+            return a.astype(np.int64), b.astype(np.int64)
+        return a, b
+    if a.dtype == b.dtype:
+        return a, b
+    if object not in (a.dtype, b.dtype):
+        signed, unsigned = (a, b) if a.dtype == np.int64 else (b, a)
+        if unsigned.max(initial=0) < 2**63:
+            unsigned = unsigned.astype(np.int64)
+        elif signed.min(initial=0) >= 0:
+            signed = signed.astype(np.uint64)
+        else:
+            signed, unsigned = signed.astype(object), unsigned.astype(object)
+        return (signed, unsigned) if a.dtype == np.int64 else (unsigned, signed)
+    return a.astype(object), b.astype(object)
+
+
+def id_array(name: str, array: np.ndarray) -> tuple[str, np.ndarray]:
+    """A numpy array of ids (any shape) as ``(kind, values)``.
+
+    The kinds of :func:`ids_kind` and the integer dtypes of
+    :func:`check_id_column`: integers of any width become int64, or uint64
+    for uint64, or (an object array of Python ints beyond both) stay
+    Python ints; strings, floats and booleans keep their dtype. An object
+    array holding ids of several kinds is refused.
+    """
+    kind = array.dtype.kind
+    if kind in "iu":
+        wide = kind == "u" and array.dtype.itemsize == 8
+        return "int", array.astype(np.uint64 if wide else np.int64)
+    if kind == "O":
+        found = ids_kind(name, array.ravel().tolist())
+        if found == "int":
+            return "int", _object_ints(name, None, array)
+        return found or "str", array
+    kinds = {"b": "bool", "U": "str", "f": "float", "S": "bytes"}
+    return kinds.get(kind, str(array.dtype)), array
+
+
 def check_same_id_kind(column, rec_kind: str, truth_kind: str) -> None:
     """Ids of one column must be of one kind in both tables."""
     if rec_kind != truth_kind:
-        raise TypeError(
-            f"column {column!r} holds {_KIND_WORDS[rec_kind]} ids in recommendations "
-            f"but {_KIND_WORDS[truth_kind]} ids in truth; ids must be of the same "
-            "kind in both tables or nothing would match")
+        raise TypeError(f"column {column!r} holds "
+                        + kinds_differ("recommendations", rec_kind, "truth", truth_kind))
 
 
 def check_value_column(name: str, series, *, minimum: float | None = None,
@@ -644,23 +824,27 @@ def check_int_array(name: str, values, *, low: int = 0, high: int | None = None,
     if isinstance(values, (str, bytes, Mapping)) or values is None or np.isscalar(values):
         raise TypeError(f"{name} must be an array of integers; got {type(values).__name__}")
     array = np.array(values)
-    if array.dtype.kind == "b" or array.dtype.kind not in "iu":
-        if array.dtype.kind == "f" and array.size and np.all(np.isfinite(array)) \
+    # the kinds of ids (id_array): uint64 and Python ints stay exact until the
+    # range check, so that 2**64 + 1 is not read as 1
+    kind, array = id_array(name, array) if array.dtype.kind != "f" else ("float", array)
+    if kind != "int":
+        if kind == "float" and array.size and np.all(np.isfinite(array)) \
                 and np.all(array == np.round(array)):
-            array = array.astype(np.int64)
+            pass  # whole numbers written as floats; compared exactly below
         else:
-            raise TypeError(f"{name} must contain integers; got dtype {array.dtype}")
+            raise TypeError(f"{name} must contain integers; got dtype {array.dtype}"
+                            + ("" if array.dtype != object else
+                               f" ({kind_words(kind)} values)"))
     if array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional; got shape {array.shape}")
     if array.size == 0:
         raise ValueError(f"{name} is empty")
-    array = array.astype(np.int64)
     out = (array < low) | ((array >= high) if high is not None else False)
     if np.any(out):
         at = tuple(int(i) for i in np.argwhere(out)[0])
-        raise ValueError(f"{name} must lie in [{low}, {high}); got {array[at]} at index "
-                         f"{at[0] if len(at) == 1 else at}")
-    return array
+        raise ValueError(f"{name} must lie in [{low}, {high}); got {show(array[at])} "
+                         f"at index {at[0] if len(at) == 1 else at}")
+    return array.astype(np.int64)
 
 
 # -- convention keywords of the ranking metrics (issue 12) -------------------

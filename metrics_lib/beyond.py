@@ -38,6 +38,9 @@ from ._validation import (
     check_recommended,
     check_relevance_level,
     check_relevant,
+    check_same_kind,
+    id_list,
+    ids_kind,
 )
 
 __all__ = [
@@ -86,9 +89,14 @@ def _iter_lists(recommended_lists, k, name: str = "recommended_lists"):
     """
     outer = _check_outer(recommended_lists, name)
     n_users = 0
+    first = kind = None  # every list's ids of one kind, as in one evaluate column
     for user, items in enumerate(outer):
         try:
             items = check_recommended(items, name=f"{name}[{user}]")
+            if items and kind is None:
+                first, kind = user, ids_kind(name, items)
+            elif items:
+                check_same_kind(f"{name}[{first}]", kind, f"{name}[{user}]", items)
         except (TypeError, ValueError) as error:
             raise type(error)(f"user {user}: {error}") from None
         if k is not None:
@@ -145,7 +153,7 @@ def _check_catalog(catalog) -> set | int:
             "catalog must be a collection of item ids or a positive number of "
             f"items (ids 0..n-1); got {type(catalog).__name__}"
         )
-    ids = set(check_relevant(list(catalog), name="catalog"))
+    ids = set(check_relevant(id_list(catalog), name="catalog"))
     if not ids:
         raise ValueError("catalog is empty; the catalogue needs at least one item")
     return ids
@@ -161,8 +169,11 @@ def _in_catalog(item, catalog) -> bool:
 def _exposure_counts(recommended_lists, k, catalog):
     """Counter of how often each item is recommended (validated)."""
     counts: Counter = Counter()
+    if catalog is not None:
+        kind = "int" if isinstance(catalog, int) else ids_kind("catalog", catalog)
     for user, items in _iter_lists(recommended_lists, k):
         if catalog is not None:
+            check_same_kind(f"recommended_lists[{user}]", items, "catalog", kind)
             for item in items:
                 if not _in_catalog(item, catalog):
                     raise ValueError(
@@ -214,9 +225,10 @@ class _Similarity:
         if isinstance(features, Mapping):
             if not features:
                 raise ValueError("features is empty")
-            ids = list(features)
+            keys = list(features)
+            ids = id_list(keys)
             try:
-                rows = [np.asarray(features[i], dtype=float) for i in ids]
+                rows = [np.asarray(features[i], dtype=float) for i in keys]
             except (TypeError, ValueError):
                 raise TypeError("features must map item ids to numeric vectors") from None
             dims = {row.shape for row in rows}
@@ -227,6 +239,7 @@ class _Similarity:
             if not np.all(np.isfinite(array)):
                 raise ValueError("features contains a non-finite value")
             unit, zero = self._unit_rows(array)
+            self._kind = ids_kind("features", ids)
             self._unit_map = {item: unit[row] for row, item in enumerate(ids)}
             self._zero_ids = {item for row, item in enumerate(ids) if zero[row]}
             return
@@ -275,6 +288,7 @@ class _Similarity:
             bad = items[int(np.flatnonzero(zero)[0])] if zero.any() else None
             vectors = self._unit[index]
         else:
+            check_same_kind("recommended_lists", items, "features", self._kind)
             try:
                 vectors = np.vstack([self._unit_map[item] for item in items])
             except KeyError as error:
@@ -569,7 +583,7 @@ def _check_interactions(interactions):
             if isinstance(pair, (str, bytes)) or not isinstance(pair, Iterable):
                 raise TypeError(f"interactions[{row}] must be a (user, item) pair; "
                                 f"got {pair!r}")
-            pair = tuple(pair)
+            pair = tuple(id_list(pair))
             if len(pair) != 2:
                 raise ValueError(f"interactions[{row}] must be a (user, item) pair; "
                                  f"got {len(pair)} values")
@@ -665,6 +679,8 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
             except TypeError:
                 raise TypeError(f"interactions[{row}] has an unhashable {name} "
                                 f"{value!r}") from None
+    ids_kind("interactions (its users)", [user for user, _ in pairs])
+    item_kind = ids_kind("interactions (its items)", [item for _, item in pairs])
     if popularity == "interactions":
         counts = Counter(item for _, item in pairs)
         total = len(pairs)
@@ -675,6 +691,7 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
     log_base = math.log(base)
     sums, lengths = [], []
     for user, items in _iter_lists(recommended_lists, k):
+        check_same_kind(f"recommended_lists[{user}]", items, "interactions", item_kind)
         info = 0.0
         for item in items:
             count = counts.get(item, 0)
@@ -788,9 +805,12 @@ def serendipity(recommended_lists, relevant_lists, *, baseline_lists=None,
             raise ValueError("relevant_lists and the baseline/history lists need "
                              "one entry per user of recommended_lists")
         grades = check_relevant(rels[user], name=f"relevant_lists[{user}]")
+        listed = f"recommended_lists[{user}]"
+        check_same_kind(listed, items, f"relevant_lists[{user}]", grades)
         relevant = {i for i, g in grades.items() if g >= level}
         if sim is None:
             baseline = check_recommended(others[user], name=f"baseline_lists[{user}]")
+            check_same_kind(listed, items, f"baseline_lists[{user}]", baseline)
             if k is not None:
                 baseline = baseline[:k]
             baseline = set(baseline)
@@ -798,6 +818,7 @@ def serendipity(recommended_lists, relevant_lists, *, baseline_lists=None,
             values.append(hits / len(items))
         else:
             history = list(check_relevant(others[user], name=f"history_lists[{user}]"))
+            check_same_kind(listed, items, f"history_lists[{user}]", history)
             if not history:
                 raise ValueError(f"user {user}: history_lists[{user}] is empty; "
                                  "unexpectedness needs a history")

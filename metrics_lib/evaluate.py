@@ -37,6 +37,7 @@ from ._validation import (
     check_score_threshold,
     check_truncate,
     check_same_id_kind,
+    common_ints as _common_ints,
     check_value_column,
     _as_python_id as _plain,
 )
@@ -729,31 +730,6 @@ def _reshape_lists(lengths, hit_rows, hit_grades, judged_only, truncate):
         hit_rows = block_starts(lengths)[owner[keep]] + offset[keep]
         hit_grades = hit_grades[keep]
     return lengths, hit_rows, hit_grades
-
-
-def _common_ints(a: np.ndarray, b: np.ndarray):
-    """Two integer id arrays in one dtype that compares their values exactly.
-
-    int64 and uint64 meet in int64 when the uint64 ids fit, in uint64 when the
-    int64 ids are non-negative, and as Python ints otherwise: never through
-    float64, which merges integers above 2**53.
-    """
-    if a.dtype == np.uint64 and b.dtype == np.uint64:
-        if max(a.max(initial=0), b.max(initial=0)) < 2**63:
-            return a.astype(np.int64), b.astype(np.int64)
-        return a, b
-    if a.dtype == b.dtype:
-        return a, b
-    if object not in (a.dtype, b.dtype):
-        signed, unsigned = (a, b) if a.dtype == np.int64 else (b, a)
-        if unsigned.max(initial=0) < 2**63:
-            unsigned = unsigned.astype(np.int64)
-        elif signed.min(initial=0) >= 0:
-            signed = signed.astype(np.uint64)
-        else:
-            signed, unsigned = signed.astype(object), unsigned.astype(object)
-        return (signed, unsigned) if a.dtype == np.int64 else (unsigned, signed)
-    return a.astype(object), b.astype(object)
 
 
 def _ids(column, rec_series, truth_series):

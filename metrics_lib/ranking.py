@@ -150,6 +150,7 @@ class _BelowThreshold:
     """
 
     __slots__ = ("item",)
+    wraps_id = True  # its id kind is the item's (_validation.ids_kind)
 
     def __init__(self, item):
         self.item = item

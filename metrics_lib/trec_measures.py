@@ -38,6 +38,7 @@ from ._validation import (
     check_recommended,
     check_relevance_level,
     check_relevant,
+    check_same_kind,
     handle_empty,
 )
 from .ranking import _condensed
@@ -73,6 +74,7 @@ def _judged(recommended, relevant, relevance_level):
     """Validated list, grades (negative allowed) and relevance level."""
     items = check_recommended(recommended)
     grades = check_relevant(relevant, allow_negative=True)
+    check_same_kind("recommended", items, "relevant", grades)
     level = check_relevance_level(relevance_level)
     return items, grades, level
 
