@@ -41,7 +41,7 @@ def check_choice(name: str, value, choices: Sequence[str]) -> str:
     """Return ``value`` if it is one of ``choices``; otherwise raise."""
     if not isinstance(value, str) or value not in choices:
         options = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{name} must be one of {options}; got {value!r}")
+        raise ValueError(f"{name} must be one of {options}; got {show(value)}")
     return value
 
 
@@ -54,7 +54,7 @@ def check_k(k, name: str = "k", allow_none: bool = True) -> int | None:
     # bool is an int subclass; k=True is almost certainly a bug, not k=1.
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(
-            f"{name} must be a positive integer or None; got {type(k).__name__} {k!r}"
+            f"{name} must be a positive integer or None; got {type(k).__name__} {show(k)}"
         )
     if k <= 0:
         raise ValueError(f"{name} must be a positive integer; got {k}")
@@ -64,7 +64,7 @@ def check_k(k, name: str = "k", allow_none: bool = True) -> int | None:
 def _check_hashable(name: str, item, position: int) -> None:
     if not isinstance(item, Hashable):
         raise TypeError(
-            f"{name} contains an unhashable id {item!r} of type "
+            f"{name} contains an unhashable id {show(item)} of type "
             f"{type(item).__name__} at position {position}; ids must be hashable "
             "(str, int, tuple, ...)"
         )
@@ -74,7 +74,7 @@ def _check_hashable(name: str, item, position: int) -> None:
         hash(item)
     except TypeError:
         raise TypeError(
-            f"{name} contains an unhashable id {item!r} at position {position}"
+            f"{name} contains an unhashable id {show(item)} at position {position}"
         ) from None
 
 
@@ -128,7 +128,7 @@ def check_recommended(recommended, name: str = "recommended") -> tuple:
         item = _as_python_id(item)
         if item in seen:
             raise ValueError(
-                f"{name} contains the id {item!r} twice, at ranks {seen[item]} "
+                f"{name} contains the id {show(item)} twice, at ranks {seen[item]} "
                 f"and {position}; a ranking lists each item once"
             )
         seen[item] = position
@@ -153,15 +153,15 @@ def id_list(values) -> list:
 def check_grade(name: str, item, grade, *, allow_negative: bool = False) -> float:
     if isinstance(grade, (bool, np.bool_)) or not isinstance(grade, numbers.Real):
         raise TypeError(
-            f"{name} must map ids to numeric grades; the grade of {item!r} is "
-            f"{type(grade).__name__} {grade!r}"
+            f"{name} must map ids to numeric grades; the grade of {show(item)} is "
+            f"{type(grade).__name__} {show(grade)}"
         )
     value = float(grade)
     if math.isnan(value) or math.isinf(value):
-        raise ValueError(f"{name} has a non-finite grade {grade!r} for {item!r}")
+        raise ValueError(f"{name} has a non-finite grade {show(grade)} for {show(item)}")
     if value < 0 and not allow_negative:
         raise ValueError(
-            f"{name} has a negative grade {grade!r} for {item!r}; grades must be >= 0"
+            f"{name} has a negative grade {show(grade)} for {show(item)}; grades must be >= 0"
         )
     return value
 
@@ -184,11 +184,11 @@ def _series_grades(relevant, name: str, allow_negative: bool) -> dict:
         )
     if not relevant.index.is_unique:
         duplicated = relevant.index[relevant.index.duplicated()][0]
-        raise ValueError(f"{name} (a Series of grades) has the id {duplicated!r} twice "
+        raise ValueError(f"{name} (a Series of grades) has the id {show(duplicated)} twice "
                          "in its index")
     if relevant.isna().any():
         at = relevant.index[int(np.argmax(relevant.isna().to_numpy()))]
-        raise ValueError(f"{name} has a missing grade for {at!r}")
+        raise ValueError(f"{name} has a missing grade for {show(at)}")
     return check_relevant(dict(zip(relevant.index.tolist(), relevant.tolist())), name,
                           allow_negative=allow_negative)
 
@@ -229,7 +229,7 @@ def _relevant_grades(relevant, name: str, allow_negative: bool, recommended) -> 
     if isinstance(relevant, (str, bytes)):
         raise TypeError(
             f"{name} must be a collection of ids, not a {type(relevant).__name__}; "
-            f"{relevant!r} would be read letter by letter. Use [{relevant!r}]"
+            f"{show(relevant)} would be read letter by letter. Use [{show(relevant)}]"
         )
     module = type(relevant).__module__ or ""
     if module.startswith("pandas"):
@@ -256,7 +256,7 @@ def _relevant_grades(relevant, name: str, allow_negative: bool, recommended) -> 
     if not isinstance(relevant, Iterable):
         raise TypeError(
             f"{name} must be a collection of relevant ids or a mapping of id to "
-            f"grade; got {type(relevant).__name__} {relevant!r}"
+            f"grade; got {type(relevant).__name__} {show(relevant)}"
         )
     items = relevant.tolist() if isinstance(relevant, np.ndarray) else list(relevant)
     _refuse_label_vector(items, name, recommended)
@@ -328,7 +328,7 @@ def check_real_array(name: str, values, *, min_size: int = 1) -> np.ndarray:
                         f"{type(values).__name__}")
     if np.isscalar(values):
         raise TypeError(f"{name} must be a 1-D sequence of numbers; got the "
-                        f"scalar {values!r}")
+                        f"scalar {show(values)}")
     try:
         array = np.array(values, dtype=float)  # np.array copies: inputs stay untouched
     except (TypeError, ValueError):
@@ -339,7 +339,7 @@ def check_real_array(name: str, values, *, min_size: int = 1) -> np.ndarray:
         raise ValueError(f"{name} is empty; at least {min_size} value(s) needed")
     if not np.all(np.isfinite(array)):
         bad = int(np.flatnonzero(~np.isfinite(array))[0])
-        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+        raise ValueError(f"{name} contains a non-finite value {show(array[bad])} at "
                          f"index {bad}")
     return array
 
@@ -358,7 +358,7 @@ def check_binary_labels(name: str, values) -> np.ndarray:
     if not np.all((array == 0) | (array == 1)):
         bad = array[(array != 0) & (array != 1)][0]
         raise ValueError(f"{name} must contain only 0/1 (or False/True) labels; "
-                         f"found {bad!r}")
+                         f"found {show(bad)}")
     return array.astype(np.int64)
 
 
@@ -371,7 +371,7 @@ def check_count(name: str, value) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(
             f"{name} must be a non-negative integer count; got "
-            f"{type(value).__name__} {value!r}"
+            f"{type(value).__name__} {show(value)}"
         )
     if value < 0:
         raise ValueError(f"{name} must be a non-negative count; got {value}")
@@ -385,7 +385,7 @@ def check_n_jobs(n_jobs) -> int:
     """
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral):
         raise TypeError("n_jobs must be a positive integer or -1 (all CPUs); got "
-                        f"{type(n_jobs).__name__} {n_jobs!r}")
+                        f"{type(n_jobs).__name__} {show(n_jobs)}")
     if n_jobs == -1:
         return os.cpu_count() or 1
     if n_jobs <= 0:
@@ -399,11 +399,11 @@ def check_open_unit(name: str, value) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(
             f"{name} must be a number strictly between 0 and 1; got "
-            f"{type(value).__name__} {value!r}"
+            f"{type(value).__name__} {show(value)}"
         )
     result = float(value)
     if not 0.0 < result < 1.0:  # also refuses nan
-        raise ValueError(f"{name} must be strictly between 0 and 1; got {value!r}")
+        raise ValueError(f"{name} must be strictly between 0 and 1; got {show(value)}")
     return result
 
 
@@ -417,10 +417,10 @@ def check_real(name: str, value, *, low=None, high=None, low_open: bool = False,
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got "
-                        f"{type(value).__name__} {value!r}")
+                        f"{type(value).__name__} {show(value)}")
     result = float(value)
     if not math.isfinite(result):
-        raise ValueError(f"{name} must be finite; got {value!r}")
+        raise ValueError(f"{name} must be finite; got {show(value)}")
     too_low = low is not None and (result <= low if low_open else result < low)
     too_high = high is not None and (result >= high if high_open else result > high)
     if too_low or too_high:
@@ -428,13 +428,16 @@ def check_real(name: str, value, *, low=None, high=None, low_open: bool = False,
         right = ")" if high_open or high is None else "]"
         lo = "-inf" if low is None else low
         hi = "inf" if high is None else high
-        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}; got {value!r}")
+        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}; got {show(value)}")
     return result
 
 # -- DataFrame inputs (metrics_lib.evaluate, metrics_lib.trec) ---------------
 
 def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -> None:
-    """``frame`` must be a pandas DataFrame holding every one of ``columns`` once."""
+    """``frame`` must be a pandas DataFrame holding every one of ``columns`` once.
+
+    ``columns`` as in :func:`check_column_names`.
+    """
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
@@ -444,28 +447,45 @@ def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -
     check_column_names(name, list(frame.columns), columns, hint=hint)
 
 
+# What each column keyword of evaluate names, for the message of a missing column.
+_COLUMN_ROLES = {"user_col": "user ids", "item_col": "item ids", "score_col": "scores",
+                 "rank_col": "ranks", "relevance_col": "grades"}
+
+
 def check_column_names(name: str, names: list, columns, *, hint: str | None = None
                        ) -> None:
     """A table whose column names are ``names`` must hold every one of ``columns`` once.
 
     Shared by pandas, Dask, Polars and Arrow tables (metrics_lib._frames), so
     that a missing or doubled column gets the same message from each.
+    ``columns`` is a list of names, or a mapping ``{keyword: column}`` (such
+    as ``{"user_col": "user"}``), whose keyword a missing column's message
+    names as the fix; ``hint`` is a further way out.
     """
+    keywords = dict(columns) if isinstance(columns, Mapping) \
+        else {f"#{i}": column for i, column in enumerate(columns)}
+    columns = list(keywords.values())
     for column in columns:
         if not isinstance(column, str) and not isinstance(column, Hashable):
-            raise TypeError(f"column names must be hashable; got {column!r}")
-    missing = [c for c in columns if c not in names]
+            raise TypeError(f"column names must be hashable; got {show(column)}")
+    missing = [(keyword, c) for keyword, c in keywords.items() if c not in names]
     if missing:
-        message = (f"{name} has no column {missing[0]!r} (its columns are "
-                   f"{names!r})")
-        if hint:
+        keyword, column = missing[0]
+        message = (f"{name} has no column {show(column)} (its columns are "
+                   f"{show(names)})")
+        if keyword in _COLUMN_ROLES:
+            message += (f"; pass {keyword}= the name of the column of "
+                        f"{_COLUMN_ROLES[keyword]}")
+            if hint:
+                message += f", or {hint}"
+        elif hint:
             message += f"; {hint}"
         raise ValueError(message)
     for column in columns:
         # frame[column] would be a DataFrame, and which copy is meant is a guess
         count = names.count(column)
         if count > 1:
-            raise ValueError(f"{name} has {count} columns named {column!r}; rename "
+            raise ValueError(f"{name} has {count} columns named {show(column)}; rename "
                              "or drop the extra ones so that the column is unambiguous")
 
 
@@ -560,7 +580,7 @@ def _numpy_dtype(dtype) -> np.dtype:
 
 def _missing_id(name: str, series, mask) -> ValueError:
     row = series.index[int(np.argmax(mask))]
-    return ValueError(f"{name} column {series.name!r} has a missing id at row {row!r}; "
+    return ValueError(f"{name} column {show(series.name)} has a missing id at row {show(row)}; "
                       "every row needs a user and an item id (drop or fill the "
                       "missing ones first)")
 
@@ -573,6 +593,18 @@ def _object_ints(name: str, series, values: np.ndarray) -> np.ndarray:
         except OverflowError:
             continue
     return values  # negative ids and ids >= 2**63 together: Python ints stay exact
+
+
+def dtype_name(series) -> str:
+    """A column's dtype as its own library writes it, for messages.
+
+    A Polars or Arrow column reaches the checks as a pandas Series
+    (:mod:`metrics_lib._frames`), whose dtype (``object``, ``bool``) is not
+    the one the user sees; ``_frames`` records the real one (``Polars
+    String``, ``pyarrow large_string``) in the table's ``attrs``, which pandas
+    passes on to the column.
+    """
+    return series.attrs.get("native_dtypes", {}).get(series.name, str(series.dtype))
 
 
 def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
@@ -609,7 +641,8 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
         wide = kind == "u" and _numpy_dtype(dtype).itemsize == 8
         return "int", series.to_numpy(dtype=np.uint64 if wide else np.int64)
     if kind == "f":
-        raise TypeError(f"{name} column {series.name!r} holds floats ({dtype}); ids "
+        raise TypeError(f"{name} column {show(series.name)} holds floats "
+                        f"({dtype_name(series)}); ids "
                         "must be integers or strings: convert it with "
                         ".astype('int64') (a float id such as 1.0 is not the id 1 "
                         "when ties are ordered by id text, and floats lose digits "
@@ -627,14 +660,14 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
         if inferred == "boolean":
             return "bool", values.astype(bool)
         if inferred == "mixed-integer":
-            raise mixed_ids(f"{name} column {series.name!r}")
+            raise mixed_ids(f"{name} column {show(series.name)}")
         if inferred in ("floating", "mixed-integer-float", "decimal"):
-            raise TypeError(f"{name} column {series.name!r} holds float ids; ids "
-                            "must be integers or strings")
-        raise TypeError(f"{name} column {series.name!r} holds {inferred} ids; ids "
-                        "must be integers or strings")
-    raise TypeError(f"{name} column {series.name!r} has dtype {dtype}; ids must be "
-                    "integers or strings")
+            raise TypeError(f"{name} column {show(series.name)} holds float ids "
+                            f"({dtype_name(series)}); ids must be integers or strings")
+        raise TypeError(f"{name} column {show(series.name)} holds {inferred} ids "
+                        f"({dtype_name(series)}); ids must be integers or strings")
+    raise TypeError(f"{name} column {show(series.name)} has dtype {dtype_name(series)}; "
+                    "ids must be integers or strings")
 
 
 def common_ints(a: np.ndarray, b: np.ndarray):
@@ -687,7 +720,7 @@ def id_array(name: str, array: np.ndarray) -> tuple[str, np.ndarray]:
 def check_same_id_kind(column, rec_kind: str, truth_kind: str) -> None:
     """Ids of one column must be of one kind in both tables."""
     if rec_kind != truth_kind:
-        raise TypeError(f"column {column!r} holds "
+        raise TypeError(f"column {show(column)} holds "
                         + kinds_differ("recommendations", rec_kind, "truth", truth_kind))
 
 
@@ -710,15 +743,15 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
     if len(series) == 0 and dtype == object:  # an empty table built from no rows
         return np.zeros(0, dtype=np.float64)
     if (pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype)):
-        raise TypeError(f"{name} column {series.name!r} must be numeric; it has "
-                        f"dtype {dtype}")
+        raise TypeError(f"{name} column {show(series.name)} must be numeric; it has "
+                        f"dtype {dtype_name(series)}")
     if (integers_as_is and isinstance(dtype, np.dtype)
             and (dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8))):
         values = series.to_numpy()  # integers are finite; no copy
         if minimum is not None and len(values) and values.min() < minimum:
             at = int(np.argmin(values))
-            raise ValueError(f"{name} column {series.name!r} has the value "
-                             f"{np.float64(values[at])!r} at row {series.index[at]!r}; "
+            raise ValueError(f"{name} column {show(series.name)} has the value "
+                             f"{show(np.float64(values[at]))} at row {show(series.index[at])}; "
                              f"values must be >= {minimum:g}")
         return values
     if exact_integers and getattr(dtype, "kind", "f") in "iu":
@@ -726,8 +759,8 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
             mask = series.isna().to_numpy()
             if mask.any():
                 at = int(np.argmax(mask))
-                raise ValueError(f"{name} column {series.name!r} has a missing value "
-                                 f"at row {series.index[at]!r}")
+                raise ValueError(f"{name} column {show(series.name)} has a missing value "
+                                 f"at row {show(series.index[at])}")
         if dtype.kind == "u" and _numpy_dtype(dtype).itemsize == 8:
             values = series.to_numpy(dtype=np.uint64)
             return (values ^ np.uint64(1 << 63)).view(np.int64)
@@ -743,13 +776,13 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
     low, high = min_max(values)
     if not (np.isfinite(low) and np.isfinite(high)):
         at = int(np.argmin(np.isfinite(values)))
-        raise ValueError(f"{name} column {series.name!r} has a non-finite value "
-                         f"{values[at]!r} at row {series.index[at]!r}")
+        raise ValueError(f"{name} column {show(series.name)} has a non-finite value "
+                         f"{show(values[at])} at row {show(series.index[at])}")
     if minimum is not None and low < minimum:
         at = int(np.argmin(values))
         if values[at] < minimum:
-            raise ValueError(f"{name} column {series.name!r} has the value "
-                             f"{values[at]!r} at row {series.index[at]!r}; values "
+            raise ValueError(f"{name} column {show(series.name)} has the value "
+                             f"{show(values[at])} at row {show(series.index[at])}; values "
                              f"must be >= {minimum:g}")
     return values
 
@@ -764,7 +797,7 @@ def check_rng(seed, name: str = "seed") -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"{name} must be None, a non-negative integer or a "
-                        f"numpy.random.Generator; got {type(seed).__name__} {seed!r}")
+                        f"numpy.random.Generator; got {type(seed).__name__} {show(seed)}")
     if seed < 0:
         raise ValueError(f"{name} must be a non-negative integer; got {seed}")
     return np.random.default_rng(int(seed))
@@ -785,7 +818,7 @@ def check_real_matrix(name: str, values, *, ndim: int = 2) -> np.ndarray:
         raise ValueError(f"{name} is empty; got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
-        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+        raise ValueError(f"{name} contains a non-finite value {show(array[bad])} at "
                          f"index {bad}")
     return array
 
@@ -798,7 +831,7 @@ def check_probabilities(name: str, array: np.ndarray, *, positive: bool = False)
         at = tuple(int(i) for i in np.argwhere(bad)[0])
         at_text = at[0] if len(at) == 1 else at
         need = "in (0, 1]" if positive else "in [0, 1]"
-        raise ValueError(f"{name} must be probabilities {need}; got {float(array[at])!r} at "
+        raise ValueError(f"{name} must be probabilities {need}; got {show(float(array[at]))} at "
                          f"index {at_text}")
     return array
 
@@ -814,7 +847,7 @@ def check_distribution_rows(name: str, array: np.ndarray, *, axis: int = -1,
         over = "its last axis" if axis == -1 else f"axis {axis}"
         raise ValueError(f"{name} must sum to 1 over {over} (each a probability "
                          f"distribution); entry {at[0] if len(at) == 1 else at} "
-                         f"sums to {float(sums[at])!r}")
+                         f"sums to {show(float(sums[at]))}")
     return array
 
 
@@ -862,15 +895,15 @@ def check_gain(gain, choices: Sequence[str]):
     if not isinstance(gain, Mapping):
         options = ", ".join(repr(c) for c in choices)
         raise TypeError(f"gain must be one of {options} or a mapping {{grade: gain}}; "
-                        f"got {type(gain).__name__} {gain!r}")
+                        f"got {type(gain).__name__} {show(gain)}")
     if not gain:
         raise ValueError("gain is an empty mapping: give the gain of every judged grade")
     pairs = {}
     for grade, value in gain.items():
         key = check_real("a grade (key) of the gain mapping", grade)
         if key in pairs:
-            raise ValueError(f"the gain mapping lists grade {grade!r} twice")
-        pairs[key] = check_real(f"the gain of grade {grade!r}", value, low=0)
+            raise ValueError(f"the gain mapping lists grade {show(grade)} twice")
+        pairs[key] = check_real(f"the gain of grade {show(grade)}", value, low=0)
     return tuple(sorted(pairs.items()))
 
 
@@ -896,7 +929,7 @@ def check_truncate(truncate) -> int | None:
 def check_bool(name: str, value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {type(value).__name__} "
-                        f"{value!r}")
+                        f"{show(value)}")
     return bool(value)
 
 
@@ -944,6 +977,6 @@ def check_scores(scores, n: int, name: str = "scores") -> np.ndarray:
                          f"got {array.size} scores for {n} items")
     if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
         bad = int(np.flatnonzero(~np.isfinite(array))[0])
-        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+        raise ValueError(f"{name} contains a non-finite value {show(array[bad])} at "
                          f"index {bad}")
     return array

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 
 from ._validation import (
+    show,
     check_choice,
     check_k,
     check_recommended,
@@ -177,7 +178,7 @@ def _exposure_counts(recommended_lists, k, catalog):
             for item in items:
                 if not _in_catalog(item, catalog):
                     raise ValueError(
-                        f"user {user}: item {item!r} is not in the catalog"
+                        f"user {user}: item {show(item)} is not in the catalog"
                     )
         counts.update(items)
     return counts
@@ -185,7 +186,7 @@ def _exposure_counts(recommended_lists, k, catalog):
 
 def _check_per_user(per_user) -> bool:
     if not isinstance(per_user, (bool, np.bool_)):
-        raise TypeError(f"per_user must be True or False; got {per_user!r}")
+        raise TypeError(f"per_user must be True or False; got {show(per_user)}")
     return bool(per_user)
 
 
@@ -276,7 +277,7 @@ class _Similarity:
         for item in items:
             if (not isinstance(item, numbers.Integral) or isinstance(item, bool)
                     or not 0 <= item < size):
-                raise ValueError(f"item {item!r} is unknown: ids must be integers "
+                raise ValueError(f"item {show(item)} is unknown: ids must be integers "
                                  f"0..{size - 1} (one row of the matrix per item)")
             index.append(int(item))
         return np.array(index, dtype=np.intp)
@@ -292,22 +293,22 @@ class _Similarity:
             try:
                 vectors = np.vstack([self._unit_map[item] for item in items])
             except KeyError as error:
-                raise ValueError(f"item {error.args[0]!r} is unknown: it has no "
+                raise ValueError(f"item {show(error.args[0])} is unknown: it has no "
                                  "feature vector") from None
             bad = next((item for item in items if item in self._zero_ids), None)
         if bad is not None:
-            raise ValueError(f"the features of item {bad!r} are an all-zero vector; "
+            raise ValueError(f"the features of item {show(bad)} are an all-zero vector; "
                              "its cosine similarity is undefined")
         return vectors
 
     def _call(self, a, b) -> float:
         value = self._func(a, b)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise TypeError(f"similarity({a!r}, {b!r}) must return a number; got "
+            raise TypeError(f"similarity({show(a)}, {show(b)}) must return a number; got "
                             f"{type(value).__name__}")
         value = float(value)
         if not math.isfinite(value):
-            raise ValueError(f"similarity({a!r}, {b!r}) returned {value}")
+            raise ValueError(f"similarity({show(a)}, {show(b)}) returned {value}")
         return value
 
     def pair_mean(self, items) -> float:
@@ -582,7 +583,7 @@ def _check_interactions(interactions):
         for row, pair in enumerate(interactions):
             if isinstance(pair, (str, bytes)) or not isinstance(pair, Iterable):
                 raise TypeError(f"interactions[{row}] must be a (user, item) pair; "
-                                f"got {pair!r}")
+                                f"got {show(pair)}")
             pair = tuple(id_list(pair))
             if len(pair) != 2:
                 raise ValueError(f"interactions[{row}] must be a (user, item) pair; "
@@ -670,7 +671,7 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
     per_user = _check_per_user(per_user)
     if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real) \
             or not math.isfinite(base) or base <= 0 or base == 1:
-        raise ValueError(f"base must be a positive number other than 1; got {base!r}")
+        raise ValueError(f"base must be a positive number other than 1; got {show(base)}")
     pairs = _check_interactions(interactions)
     for row, (user, item) in enumerate(pairs):
         for name, value in (("user", user), ("item", item)):
@@ -678,7 +679,7 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
                 hash(value)
             except TypeError:
                 raise TypeError(f"interactions[{row}] has an unhashable {name} "
-                                f"{value!r}") from None
+                                f"{show(value)}") from None
     ids_kind("interactions (its users)", [user for user, _ in pairs])
     item_kind = ids_kind("interactions (its items)", [item for _, item in pairs])
     if popularity == "interactions":
@@ -696,7 +697,7 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
         for item in items:
             count = counts.get(item, 0)
             if count == 0:
-                raise ValueError(f"user {user}: item {item!r} never occurs in "
+                raise ValueError(f"user {user}: item {show(item)} never occurs in "
                                  "interactions; its popularity is 0 and its "
                                  "self-information infinite")
             info -= math.log(count / total) / log_base

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ._validation import show
+
 __all__ = ["PEERS", "describe_convention", "convention_metrics", "convention_table"]
 
 
@@ -371,14 +373,14 @@ def _preset(peer) -> _Preset:
     try:
         return _PRESETS[peer]
     except KeyError:
-        raise ValueError(f"unknown convention {peer!r}; use one of "
+        raise ValueError(f"unknown convention {show(peer)}; use one of "
                          f"{', '.join(sorted(_PRESETS))}") from None
 
 
 def _find(preset: _Preset, name: str):
     """(metric entry, k, peer options implied by the name) for a metric name."""
     if not isinstance(name, str):
-        raise TypeError(f"metric names must be strings; got {type(name).__name__} {name!r}")
+        raise TypeError(f"metric names must be strings; got {type(name).__name__} {show(name)}")
     lowered = name.strip().lower()
     implied = {}
     cut = _TREC_CUT.match(lowered)
@@ -394,7 +396,7 @@ def _find(preset: _Preset, name: str):
     else:
         match = _NAME.match(lowered)
         if match is None:
-            raise ValueError(f"convention {preset.peer!r} has no metric {name!r}")
+            raise ValueError(f"convention {show(preset.peer)} has no metric {show(name)}")
         base = match.group("base")
         k = None if match.group("k") is None else int(match.group("k"))
         if match.group("level") is not None:
@@ -410,7 +412,7 @@ def _find(preset: _Preset, name: str):
     for entry in preset.metrics:  # then ours: the peer's first metric of that kind
         if kind is not None and entry.kind == kind:
             return entry, k2, implied
-    raise ValueError(f"convention {preset.peer!r} has no metric {name!r} (a metric "
+    raise ValueError(f"convention {show(preset.peer)} has no metric {show(name)} (a metric "
                      f"{preset.peer} does not define, or one the preset does not cover); "
                      f"its metrics are "
                      f"{', '.join(sorted({n for e in preset.metrics for n in e.names}))}")
@@ -426,7 +428,7 @@ def _call_args(name: str, text: str) -> dict:
             raise ValueError
         return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
     except (SyntaxError, ValueError, TypeError):
-        raise ValueError(f"metric {name!r}: cannot read the options {text!r}; write "
+        raise ValueError(f"metric {show(name)}: cannot read the options {show(text)}; write "
                          "them as option=value, e.g. 'MAP(divide_by_k=True)@10'") from None
 
 
@@ -454,7 +456,7 @@ def _resolve(peer, name, options=None) -> dict:
     applied = {}
     for option, value in opts.items():
         if option not in preset.parameters:
-            raise ValueError(f"{preset.peer} has no option {option!r} here; its options "
+            raise ValueError(f"{preset.peer} has no option {show(option)} here; its options "
                              f"are {', '.join(sorted(preset.parameters)) or 'none'}")
         changes = preset.parameters[option](value)
         applied[option] = value
@@ -615,8 +617,9 @@ def _evaluate_with_convention(evaluate, given: dict):
                 info.setdefault("set_by_caller", {})[key] = value
             elif key in keywords and not _same(value, keywords[key]):
                 raise ValueError(
-                    f"convention {peer!r} computes {name!r} with {key}={keywords[key]!r}; "
-                    f"{key}={value!r} contradicts it (drop the keyword, or drop "
+                    f"convention {show(peer)} computes {show(name)} with "
+                    f"{key}={show(keywords[key])}; "
+                    f"{key}={show(value)} contradicts it (drop the keyword, or drop "
                     "convention= and set every keyword yourself)")
         for key, value in list(keywords.items()):
             if key not in defaults:
@@ -624,7 +627,8 @@ def _evaluate_with_convention(evaluate, given: dict):
                     del keywords[key]  # this version of evaluate has no such keyword
                 else:
                     raise ValueError(
-                        f"convention {peer!r} computes {name!r} with {key}={value!r}, a "
+                        f"convention {show(peer)} computes {show(name)} with "
+                        f"{key}={show(value)}, a "
                         "keyword this version of evaluate does not have")
         info["keywords"] = keywords
         described[name] = info
@@ -733,7 +737,7 @@ def convention_table():
             name = entry.names[0] + ("@k" if entry.cutoff == "required" else "")
             info = _resolve(peer, entry.names[0] + ("@10" if entry.cutoff == "required"
                                                     else ""))
-            keywords = ", ".join(f"{key}={value!r}" for key, value in
+            keywords = ", ".join(f"{key}={show(value)}" for key, value in
                                  sorted(info["keywords"].items())
                                  if not _same(value, defaults.get(key, object()))
                                  and entry.kind in _RELEVANT.get(key, (entry.kind,)))
@@ -741,7 +745,7 @@ def convention_table():
                 # a cut-off can change the keywords (ir-measures answers RR@k with
                 # another provider, which orders ties otherwise): say so
                 cut = _resolve(peer, entry.names[0] + "@10")
-                changed = ", ".join(f"{key}={value!r}" for key, value in
+                changed = ", ".join(f"{key}={show(value)}" for key, value in
                                     sorted(cut["keywords"].items())
                                     if not _same(value, info["keywords"].get(key, object())))
                 if cut["score_dtype"] != info["score_dtype"]:
@@ -797,7 +801,7 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
     try:
         entry, _, _ = _find(preset, _EVALUATE_NAME[kind])
     except ValueError:
-        raise ValueError(f"convention {peer!r} has no metric of kind {kind!r} "
+        raise ValueError(f"convention {show(peer)} has no metric of kind {show(kind)} "
                          f"({function.__name__}); its metrics are "
                          f"{', '.join(e.names[0] for e in preset.metrics)}") from None
     if entry.cutoff == "required" and k is None:
@@ -825,8 +829,8 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
     if ties in ("average", "block") and given.get("scores") is not None:
         # without scores a list has no ties: its order is the only order
         if "ties" not in parameters:
-            raise ValueError(f"convention {peer!r} treats tied scores with "
-                             f"ties={ties!r} for {entry.names[0]}, which "
+            raise ValueError(f"convention {show(peer)} treats tied scores with "
+                             f"ties={show(ties)} for {entry.names[0]}, which "
                              f"{function.__name__} cannot do in this version; use "
                              "evaluate(..., convention=...)")
         out["ties"] = ties
@@ -843,8 +847,8 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
             source = next((name for name, target in renames.items() if target == key), key)
             if source not in preset.free and key not in preset.free:
                 raise ValueError(
-                    f"convention {peer!r} computes {function.__name__} with "
-                    f"{key}={out[key]!r}; {key}={value!r} contradicts it")
+                    f"convention {show(peer)} computes {function.__name__} with "
+                    f"{key}={show(out[key])}; {key}={show(value)} contradicts it")
         out[key] = value
     return out
 

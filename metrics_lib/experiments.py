@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (
+    show,
     check_choice,
     check_open_unit,
     check_real_array,
@@ -277,7 +278,7 @@ def _ratio_parts(numerators, denominators, num_name, den_name):
     check_same_length(num_name, x, den_name, y)
     if np.any(y < 0):
         raise ValueError(f"{den_name} must be non-negative (a count per unit); got "
-                         f"{y[y < 0][0]!r}")
+                         f"{show(y[y < 0][0])}")
     total = y.sum()
     if total <= 0:
         raise ValueError(f"{den_name} sums to 0: the ratio is undefined")
@@ -706,12 +707,12 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
     t = check_real_array("information_fractions", information_fractions)
     if np.any(t <= 0) or np.any(t > 1):
         raise ValueError("information_fractions must lie in (0, 1]; got "
-                         f"{t[(t <= 0) | (t > 1)][0]!r}")
+                         f"{show(t[(t <= 0) | (t > 1)][0])}")
     if np.any(np.diff(t) <= 0):
         raise ValueError("information_fractions must be strictly increasing")
     if t[-1] != 1.0:
         raise ValueError("the last information fraction must be 1 (the final "
-                         f"analysis); got {t[-1]!r}")
+                         f"analysis); got {show(t[-1])}")
     from scipy.optimize import brentq  # lazy: see the module docstring
 
     two_sided = alternative == "two-sided"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (
+    show,
     check_choice,
     check_k,
     check_real_array,
@@ -387,7 +388,7 @@ def _teams_as_codes(teams):
         bad = ~np.isin(array, ["A", "B"])
         if bad.any():
             raise ValueError(f"teams must contain only 'A' and 'B' (or 0 and 1); got "
-                             f"{array[bad].flat[0]!r}")
+                             f"{show(array[bad].flat[0])}")
         return np.where(array == "B", 1, 0).astype(np.int8)
     if array.dtype.kind in "iub" and np.isin(array, [0, 1]).all():
         return array.astype(np.int8)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_choice, check_real_array, check_same_length
+from ._validation import check_choice, check_real_array, check_same_length, show
 
 __all__ = [
     "PairedTTest",
@@ -146,17 +146,17 @@ def _paired_differences(a, b) -> np.ndarray:
 
 def _check_confidence(confidence) -> float:
     if isinstance(confidence, (bool, np.bool_)) or not isinstance(confidence, numbers.Real):
-        raise TypeError(f"confidence must be a number in (0, 1); got {confidence!r}")
+        raise TypeError(f"confidence must be a number in (0, 1); got {show(confidence)}")
     value = float(confidence)
     if not 0 < value < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1; got {confidence!r}")
+        raise ValueError(f"confidence must lie strictly between 0 and 1; got {show(confidence)}")
     return value
 
 
 def _check_resamples(n_resamples) -> int:
     if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples,
                                                                      numbers.Integral):
-        raise TypeError(f"n_resamples must be a positive integer; got {n_resamples!r}")
+        raise TypeError(f"n_resamples must be a positive integer; got {show(n_resamples)}")
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer; got {n_resamples}")
     return int(n_resamples)
@@ -169,7 +169,7 @@ def _rng(seed) -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise TypeError("seed must be None, a non-negative integer or a "
-                        f"numpy.random.Generator; got {type(seed).__name__} {seed!r}")
+                        f"numpy.random.Generator; got {type(seed).__name__} {show(seed)}")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed}")
     return np.random.default_rng(int(seed))
@@ -240,7 +240,7 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
     sd = float(d.std(ddof=1))
     if sd == 0.0:
         raise ValueError("every paired difference is the same "
-                         f"({d[0]!r}): the t statistic is undefined")
+                         f"({show(d[0])}): the t statistic is undefined")
     se = sd / math.sqrt(n)
     t = mean / se
     from scipy.stats import t as t_dist
