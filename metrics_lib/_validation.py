@@ -37,6 +37,24 @@ def show(value) -> str:
     return repr(value)
 
 
+def did_you_mean(word: str, candidates, *, suffix: str = "", cutoff: float = 0.6) -> str:
+    """``did you mean 'a' or 'b'?`` for the closest ``candidates``, or ``""``.
+
+    Closeness is difflib's ratio of matching characters (at least
+    ``cutoff``); at most three names, the closest first, each followed by
+    ``suffix`` (a cut-off such as ``"@5"``). ``candidates`` may be a mapping
+    of the text compared (lower case, say) to the name shown.
+    """
+    import difflib
+
+    shown = dict(candidates) if isinstance(candidates, Mapping) \
+        else {name: name for name in candidates}
+    close = difflib.get_close_matches(word, list(shown), n=3, cutoff=cutoff)
+    if not close:
+        return ""
+    return f"did you mean {' or '.join(repr(shown[c] + suffix) for c in close)}?"
+
+
 def check_choice(name: str, value, choices: Sequence[str]) -> str:
     """Return ``value`` if it is one of ``choices``; otherwise raise."""
     if not isinstance(value, str) or value not in choices:

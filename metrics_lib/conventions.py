@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._validation import show
+from ._validation import did_you_mean, show
 
 __all__ = ["PEERS", "describe_convention", "convention_metrics", "convention_table"]
 
@@ -380,7 +380,8 @@ def _preset(peer) -> _Preset:
 def _find(preset: _Preset, name: str):
     """(metric entry, k, peer options implied by the name) for a metric name."""
     if not isinstance(name, str):
-        raise TypeError(f"metric names must be strings; got {type(name).__name__} {show(name)}")
+        raise TypeError(f"metric names must be strings; got {type(name).__name__} "
+                        f"{show(name)}")
     lowered = name.strip().lower()
     implied = {}
     cut = _TREC_CUT.match(lowered)
@@ -412,10 +413,12 @@ def _find(preset: _Preset, name: str):
     for entry in preset.metrics:  # then ours: the peer's first metric of that kind
         if kind is not None and entry.kind == kind:
             return entry, k2, implied
+    names = sorted({n for e in preset.metrics for n in e.names})
+    hint = did_you_mean(base, {n.lower(): n for n in names},
+                        suffix="" if k is None else f"@{k}")
     raise ValueError(f"convention {show(preset.peer)} has no metric {show(name)} (a metric "
                      f"{preset.peer} does not define, or one the preset does not cover); "
-                     f"its metrics are "
-                     f"{', '.join(sorted({n for e in preset.metrics for n in e.names}))}")
+                     f"its metrics are {', '.join(names)}" + (f"; {hint}" if hint else ""))
 
 
 def _call_args(name: str, text: str) -> dict:

@@ -39,6 +39,7 @@ from ._validation import (
     check_same_id_kind,
     common_ints as _common_ints,
     check_value_column,
+    did_you_mean,
     _as_python_id as _plain,
     show,
 )
@@ -197,13 +198,11 @@ _COMMON_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
 def _unknown_metric(name: str, lowered: str, match) -> ValueError:
     """The error for an unknown metric name, with the closest valid names.
 
-    The name part and the cut-off are matched apart (difflib, the ratio of
-    matching characters): ``'presicion@5'`` gets ``'precision@5'``; a known
-    name with a cut-off that is not a number (``'ndcg@1O'``, the letter O)
-    gets the name with the closest usual cut-offs.
+    The name part and the cut-off are matched apart (``did_you_mean``):
+    ``'presicion@5'`` gets ``'precision@5'``; a known name with a cut-off
+    that is not a number (``'ndcg@1O'``, the letter O) gets the name with the
+    closest usual cut-offs.
     """
-    import difflib
-
     base, _, cut = lowered.partition("@")
     if match is not None:
         base, cut = match.group("name"), match.group("k") or ""
@@ -211,17 +210,14 @@ def _unknown_metric(name: str, lowered: str, match) -> ValueError:
         head = head.removesuffix("_cut")
         if not cut and sep and head in _KIND:
             base, cut = head, tail
-    suffix = f"@{cut}" if cut else ""
     if base in _KIND:
         # the letters O and l typed for the digits 0 and 1 count as those digits
         typed = f"{base}@{cut.translate(str.maketrans('ol', '01'))}"
-        close = difflib.get_close_matches(
-            typed, [f"{base}@{k}" for k in _COMMON_CUTOFFS], n=3, cutoff=0.0)
+        hint = did_you_mean(typed, [f"{base}@{k}" for k in _COMMON_CUTOFFS], cutoff=0.0)
     else:
-        close = [alias + suffix for alias in
-                 difflib.get_close_matches(base, sorted(_KIND), n=3, cutoff=0.6)]
+        hint = did_you_mean(base, sorted(_KIND), suffix=f"@{cut}" if cut else "")
     known = ", ".join(sorted({aliases[0] for aliases in _ALIASES.values()}))
-    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+    hint = f" ({hint})" if hint else ""
     return ValueError(f"unknown metric {show(name)}{hint}; the metrics are {known}, "
                       "optionally with a cut-off such as 'ndcg@10'")
 

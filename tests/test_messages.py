@@ -180,6 +180,15 @@ def test_an_unknown_metric_gets_the_closest_names(name, closest):
         assert suggested and f"'{closest}'" in suggested.group(1), message
 
 
+@pytest.mark.parametrize("peer, name, closest", [("ranx", "ndgc@10", "ndcg@10"),
+                                                 ("recommenders", "mapp", "map"),
+                                                 ("ranx", "presicion@5", "precision@5")])
+def test_an_unknown_metric_of_a_convention_gets_the_closest_names(peer, name, closest):
+    message = message_of(lambda: ml.evaluate(_recs(), _truth(), [name], convention=peer))
+    suggested = re.search(r"did you mean (.*?)\?", message)
+    assert suggested and f"'{closest}'" in suggested.group(1), message
+
+
 # -- dtypes as each library names them -----------------------------------------
 
 def _polars(column, dtype, table="recs"):
