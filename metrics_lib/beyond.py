@@ -21,6 +21,12 @@ user (a sequence of sequences, or a 2-D array with one row per user), and an
 optional cut-off ``k`` applied to every list. Libraries disagree on several
 of these definitions; each docstring says where, and a keyword picks the
 variant.
+
+Item ids are of one kind across all lists and the other arguments that
+hold ids (``catalog``, ``interactions``, ``relevant_lists``,
+``baseline_lists``, ``history_lists``, the keys of ``features``), as in
+:func:`~metrics_lib.evaluate`: the string ``"1"`` and the integer ``1`` would
+count as two items, so a mix is refused with a ``TypeError``.
 """
 
 from __future__ import annotations

@@ -309,9 +309,11 @@ def team_draft_interleave_many(rankings_a, rankings_b, *, length=None, seed=None
     Parameters
     ----------
     rankings_a, rankings_b : array-like, shape (n_users, k_a) and (n_users, k_b)
-        One ranking per row, best first, item ids of one dtype (integers
-        are the fast case); no id twice in a row. Row ``u`` of both is the
-        same user.
+        One ranking per row, best first, item ids of one kind in both
+        (integers are the fast case; strings and integers together are
+        refused); no id twice in a row. Row ``u`` of both is the same user.
+        Integer ids of any width meet exactly (int64 with uint64 in uint64,
+        or as Python ints), never through float64.
     length : int, optional
         Length of every merged list, at most ``min(k_a, k_b)`` (the length
         every row is guaranteed to reach). Default: ``min(k_a, k_b)``.
