@@ -75,6 +75,7 @@ from .interleaving import (
 )
 from .rating import mae, rmse
 from .evaluate import evaluate, parse_metric
+from ._missing import MissingUsersWarning
 from .conventions import PEERS, convention_metrics, convention_table, describe_convention
 from .conventions import with_convention as _with_convention
 
@@ -142,6 +143,7 @@ __all__ = [
     # many users from two tables (batch evaluation, TREC files)
     "evaluate",
     "parse_metric",
+    "MissingUsersWarning",
     # other libraries' conventions, by name (evaluate(..., convention=peer))
     "describe_convention",
     "convention_metrics",

@@ -106,6 +106,15 @@ def _as_series(nw, series, role: str, table: str, column) -> pd.Series:
         values = np.empty(len(series), dtype=object)
         values[:] = series.to_list()
         return pd.Series(values, name=column, dtype=object, copy=False)
+    if role == "id" and dtype == nw.Decimal:
+        # whole decimals are integer ids (evaluate's Arrow results hold
+        # decimal128(20, 0) user ids): Python ints, compared exactly
+        values = np.empty(len(series), dtype=object)
+        values[:] = series.to_list()
+        if all(value is None or value == value.to_integral_value() for value in values):
+            values[:] = [None if value is None else int(value) for value in values]
+        # else Decimals with a fraction: refused as float ids by check_id_column
+        return pd.Series(values, name=column, dtype=object, copy=False)
     if role == "value" and dtype == nw.Decimal:
         # pandas reads an Arrow decimal score as float64 too
         series, dtype, numeric = series.cast(nw.Float64), nw.Float64, True

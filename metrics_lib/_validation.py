@@ -370,6 +370,63 @@ def check_same_length(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) ->
         )
 
 
+def check_user_index(name: str, users) -> None:
+    """A pandas Index of user ids: no missing id, no user twice."""
+    if users.hasnans:
+        raise ValueError(f"{name} has a missing user id in its index")
+    if users.has_duplicates:
+        raise ValueError(f"{name} holds user {show(users[users.duplicated()].tolist()[0])} "
+                         "more than once; per-user values need one row per user")
+
+
+def check_same_users(name_a: str, users_a, name_b: str, users_b) -> np.ndarray:
+    """Positions in ``users_b`` of each of ``users_a``; both must hold the same users.
+
+    Both are pandas Indexes already checked by :func:`check_user_index`.
+    Integer ids are matched exactly (an int64 and a uint64 index included).
+    """
+    where = users_b.get_indexer(users_a)
+    only_a = users_a[where < 0]
+    only_b = users_b[users_a.get_indexer(users_b) < 0]
+    if len(only_a) or len(only_b):
+        # users of two kinds ("1" and 1) never match: say so rather than list them
+        check_same_kind(f"the index of {name_a}", id_list(users_a),
+                        f"the index of {name_b}", id_list(users_b))
+        raise ValueError(
+            f"{name_a} and {name_b} must hold the same users; {len(only_a)} user(s) "
+            f"of {name_a} are not in {name_b} {show(only_a[:3].tolist())} and "
+            f"{len(only_b)} user(s) of {name_b} are not in {name_a} "
+            f"{show(only_b[:3].tolist())}; keep the common users of both first")
+    return where
+
+
+def check_paired_values(name_a: str, a, name_b: str, b, *, min_size: int = 1
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Two arrays of per-user values, matched by user when both are Series.
+
+    Two pandas Series are matched on their index (``b`` put in ``a``'s
+    order); anything else pairs by position. One Series with a plain
+    sequence is refused: nothing says which user each plain value belongs to.
+    """
+    import pandas as pd
+
+    series_a, series_b = isinstance(a, pd.Series), isinstance(b, pd.Series)
+    if series_a != series_b:
+        keyed, plain = (name_a, name_b) if series_a else (name_b, name_a)
+        raise TypeError(f"{keyed} is a pandas Series (values by user) but {plain} is "
+                        f"a plain sequence, so nothing says which user each value of "
+                        f"{plain} belongs to; pass both as Series, or both as arrays "
+                        "in the same user order")
+    x = check_real_array(name_a, a, min_size=min_size)
+    y = check_real_array(name_b, b, min_size=min_size)
+    if series_a:
+        check_user_index(name_a, a.index)
+        check_user_index(name_b, b.index)
+        return x, y[check_same_users(name_a, a.index, name_b, b.index)]
+    check_same_length(name_a, x, name_b, y)
+    return x, y
+
+
 def check_binary_labels(name: str, values) -> np.ndarray:
     """Binary labels (0/1 or False/True) as an int array copy."""
     array = check_real_array(name, values)
@@ -679,6 +736,12 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
             return "bool", values.astype(bool)
         if inferred == "mixed-integer":
             raise mixed_ids(f"{name} column {show(series.name)}")
+        if inferred == "decimal" and all(value == value.to_integral_value()
+                                         for value in values):
+            # whole Decimals: the decimal128(20, 0) user ids of evaluate's
+            # Arrow results, read back through to_pandas()
+            return "int", _object_ints(name, series,
+                                       np.array([int(v) for v in values], dtype=object))
         if inferred in ("floating", "mixed-integer-float", "decimal"):
             raise TypeError(f"{name} column {show(series.name)} holds float ids "
                             f"({dtype_name(series)}); ids must be integers or strings")

@@ -17,6 +17,7 @@ that computes it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -121,7 +122,12 @@ _add(_Preset(
     ties_reproducible=True, keywords=dict(_TREC_KEYWORDS),
     metrics=_trec_metrics("trec_eval 10.0, "),
     parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "skip"}},
-    free=("relevance_level", "judged_only", "missing")))
+    free=("relevance_level", "judged_only", "missing"),
+    note=("A user judged in the truth table without recommendations: trec_eval 10.0 "
+          "without -c stops there (trec_eval.c, main: 'result qid ... not found in "
+          "qrels', exit status 4), although its help text says such queries are "
+          "ignored; the preset leaves them out (missing='skip', as pytrec_eval does). "
+          "missing='raise' stops as 10.0 does, missing='zero' is -c.")))
 
 _add(_Preset(
     peer="pytrec_eval", version="pytrec_eval-terrier 0.5.11",
@@ -195,13 +201,37 @@ _add(_Preset(
     free=("relevance_level", "missing", "min_grade")))
 
 _REC = "recommenders 1.2.1, recommenders/evaluation/python_evaluation.py, "
+# Recommenders (merge_ranking_true_pred), RecTools (calc_per_user) and RecBole
+# (FullSortEvalDataLoader) count every row of the truth table they are given as
+# relevant, whatever its rating: their presets read no grade column
+# (relevance_col=None makes every truth row relevant, grade 1)
+_EVERY_ROW = {"relevance_col": None}
+# A peer option that makes a metric read the grades: the caller's relevance_col
+# (evaluate's default "relevance" when none is given) instead of _EVERY_ROW.
+_GRADES = object()
+
+
+def _score_type(value) -> dict:
+    """Recommenders' ndcg_at_k(score_type=...) as keywords."""
+    if value == "binary":
+        return {"gain": "binary"}
+    gain = {"raw": "linear", "exp": "exponential"}.get(value)
+    if gain is None:
+        raise ValueError("recommenders' score_type is 'binary', 'raw' or 'exp'; got "
+                         f"{show(value)}")
+    # rel = rating (raw) or 2**rating - 1 (exp); a user whose ratings are all 0 has an
+    # ideal DCG of 0 and gets 0/0 = NaN, left out of ndcg_at_k's mean (empty="nan";
+    # called on that user alone, the df_hit.shape[0] == 0 guard gives 0.0 without a hit)
+    return {"gain": gain, "relevance_col": _GRADES, "empty": "nan"}
+
+
 _add(_Preset(
     peer="recommenders", version="1.2.1",
     repository="https://github.com/recommenders-team/recommenders",
     ties_note=("get_top_k_items sorts with pandas sort_values (a stable sort): tied scores "
                "keep the input order"),
     ties_reproducible=True,
-    keywords={**_TREC_KEYWORDS, "ties": "input", "missing": "skip"},
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "ties": "input", "missing": "skip"},
     metrics=(
         _Metric("precision", ("precision_at_k",), _REC + "precision_at_k()", cutoff="required"),
         _Metric("recall", ("recall_at_k",), _REC + "recall_at_k()", cutoff="required"),
@@ -223,12 +253,17 @@ _add(_Preset(
     parameters={"relevancy_method": lambda v: ({"truncate": None} if v == "top_k"
                                                else {"truncate": 10}),
                 "threshold": lambda v: {"truncate": v},
-                "score_type": lambda v: {"gain": {"binary": "binary", "raw": "linear",
-                                                  "exp": "exponential"}[v]}},
-    free=("gain", "truncate"),
-    note=("Recommenders counts every row of rating_true as relevant, grade 0 included "
-          "(merge_ranking_true_pred): the preset's relevance_level=1 agrees when grade-0 "
-          "rows are not given to Recommenders")))
+                "score_type": _score_type},
+    # gain is not free: a graded gain needs the grade column, which only the peer's
+    # own option score_type= switches on (see _score_type)
+    free=("truncate",),
+    note=("Give the preset the truth table given to Recommenders (rating_true), grades "
+          "and all: Recommenders counts every row of rating_true as relevant, whatever its "
+          "rating (merge_ranking_true_pred), and so does the preset, which reads no grade "
+          "column (relevance_col=None) except for ndcg_at_k(score_type='raw' or 'exp'), "
+          "whose gains are the grades of relevance_col. A relevance_col= passed with the "
+          "other metrics is refused: filter the table (for both libraries) to leave "
+          "rows out")))
 
 _RT = "RecTools 0.19.0, "
 _add(_Preset(
@@ -236,7 +271,7 @@ _add(_Preset(
     ties_note=("RecTools takes ranks, not scores: the caller orders tied items; the preset "
                "uses trec_eval's order (ties='item_desc')"),
     ties_reproducible=True,
-    keywords={**_TREC_KEYWORDS, "missing": "zero", "gain": "binary"},
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "missing": "zero", "gain": "binary"},
     metrics=(
         _Metric("precision", ("Precision",), _RT + "rectools/metrics/classification.py, "
                 "Precision.calc_per_user", cutoff="required"),
@@ -255,9 +290,14 @@ _add(_Preset(
                 "divide_by_k": lambda v: {"denominator": "k" if v else "relevant"},
                 "divide_by_achievable": lambda v: {"ideal": "judged" if v else "k"}},
     free=("precision_denominator", "denominator", "ideal"),
-    note=("RecTools counts every interaction as relevant and takes ranks: the preset "
-          "agrees when RecTools is given the rows of grade >= relevance_level and the ranks "
-          "of trec_eval's order")))
+    note=("Give the preset the interactions given to RecTools, weights or grades and all: "
+          "RecTools counts every interaction as relevant whatever its weight (calc_per_user "
+          "of each metric merges reco with interactions on user and item only, "
+          "rectools/metrics/base.py, merge_reco), and so does the preset, which reads no "
+          "grade column (relevance_col=None; a relevance_col= passed is refused: filter the "
+          "table for both libraries to leave rows out). RecTools takes ranks: give it the "
+          "ranks of trec_eval's order (score descending, then item id as text descending), "
+          "or pass rank_col= with the ranks given to RecTools")))
 
 _RB = "RecBole 1.2.1, recbole/evaluator/metrics.py, "
 _add(_Preset(
@@ -265,7 +305,8 @@ _add(_Preset(
     ties_note=("torch.topk on float32 scores (recbole/evaluator/collector.py, "
                "Collector.eval_batch_collect): " + _TIE_UNREPRODUCIBLE),
     ties_reproducible=False,
-    keywords={**_TREC_KEYWORDS, "missing": "zero", "unjudged": "empty", "gain": "binary"},
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "missing": "zero", "unjudged": "empty",
+              "gain": "binary"},
     metrics=(
         _Metric("hit", ("hit",), _RB + "Hit.metric_info", cutoff="required"),
         _Metric("rr", ("mrr",), _RB + "MRR.metric_info", cutoff="required"),
@@ -276,7 +317,13 @@ _add(_Preset(
         _Metric("ndcg", ("ndcg",), _RB + "NDCG.metric_info", cutoff="required"),
         _Metric("precision", ("precision",), _RB + "Precision.metric_info", cutoff="required"),
     ),
-    parameters={}, score_dtype="float32"))
+    parameters={}, score_dtype="float32",
+    note=("Give the preset the test interactions given to RecBole: RecBole's positives are "
+          "every test interaction, whatever its rating or label (recbole 1.2.1, "
+          "recbole/data/dataloader/general_dataloader.py, FullSortEvalDataLoader.__init__), "
+          "and the preset reads no grade column either (relevance_col=None; a "
+          "relevance_col= passed is refused: filter the table for both libraries to leave "
+          "rows out)")))
 
 _TM = "torchmetrics 1.9.0, src/torchmetrics/"
 _add(_Preset(
@@ -324,7 +371,11 @@ _add(_Preset(
           "recommendations given to this library too. AP, precision, recall and RR treat an "
           "item scored <= 0 as not found (torch.where(preds > 0, target, 0)) but keep it "
           "among the relevant items: score_threshold=0 (the per-list functions apply it "
-          "when they are given scores=)")))
+          "when they are given scores=). torchmetrics refuses a graded target in every "
+          "metric but RetrievalNormalizedDCG (utilities/checks.py, "
+          "_check_retrieval_target_and_prediction_types: \"`target` must contain `binary` "
+          "values\"): it is given grade >= relevance_level there, which the preset "
+          "computes from the graded truth table itself; NDCG takes the grades")))
 
 _SK = "scikit-learn 1.9.1, sklearn/metrics/_ranking.py, "
 _add(_Preset(
@@ -456,18 +507,22 @@ def _resolve(peer, name, options=None) -> dict:
         keywords["ties"], score_dtype = "item_asc", None
         ties_note = ("provider msmarco (ir_measures/providers/msmarco_provider.py): score "
                      "descending, then id as text ascending")
-    applied = {}
+    applied, by_options = {}, {}
     for option, value in opts.items():
         if option not in preset.parameters:
             raise ValueError(f"{preset.peer} has no option {show(option)} here; its options "
                              f"are {', '.join(sorted(preset.parameters)) or 'none'}")
         changes = preset.parameters[option](value)
         applied[option] = value
+        by_options.update(changes)  # what the metric's name sets (see _caller_keyword)
         keywords.update(changes)
+    if keywords.get("relevance_col", "") is _GRADES:
+        del keywords["relevance_col"]  # the caller's grade column (see _score_type)
     if "rel_lvl" in applied and entry.kind == "ndcg":
         # ranx/metrics/ndcg.py _dcg: clean_qrels(qrels, rel_lvl) drops the grades below
         # the level from DCG and ideal DCG; the others keep their gain
         keywords["min_grade"] = applied["rel_lvl"]
+        by_options["min_grade"] = applied["rel_lvl"]
     metric = _EVALUATE_NAME[entry.kind] + ("" if k is None else f"@{k}")
     ties_ok = preset.ties_reproducible if entry.ties_reproducible is None \
         else entry.ties_reproducible
@@ -477,7 +532,7 @@ def _resolve(peer, name, options=None) -> dict:
             "peer_metric": entry.names[0], "keywords": keywords,
             "score_dtype": score_dtype, "source": entry.source,
             "ties": ties_note, "ties_reproducible": ties_ok,
-            "options": applied, "note": preset.note}
+            "options": applied, "option_keywords": by_options, "note": preset.note}
 
 
 def describe_convention(peer: str, metric: str, **options) -> dict:
@@ -512,7 +567,8 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
         ``ties_reproducible`` (whether the peer's order of tied scores can
         be reproduced; when it cannot, the values agree on untied scores
         only), ``note`` (what the peer must be given for the values to
-        agree), ``peer``, ``peer_version``, ``peer_metric`` and ``options``.
+        agree), ``peer``, ``peer_version``, ``peer_metric``, ``options``
+        and ``option_keywords`` (the keywords those options set).
 
     Raises
     ------
@@ -532,6 +588,15 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
     (``benchmarks/peers/``). Where a peer's order of tied scores is an
     implementation accident (a quicksort, ``torch.topk``), the preset
     orders ties as trec_eval does, and the description says so.
+
+    ``evaluate(..., convention=peer)`` and the per-list functions'
+    ``convention=`` use these keywords for every keyword the caller does
+    not pass. A keyword passed, at any value (its default included), is
+    never ignored: if it stands for one of the peer's own options
+    (trec_eval's ``missing``, its ``-c``; RecTools' ``denominator``, its
+    ``divide_by_k``) it sets that option, unless the metric's name sets it
+    otherwise; if it equals the preset's value it is accepted; any other
+    raises ``ValueError`` naming the keyword and both values.
 
     References
     ----------
@@ -585,13 +650,14 @@ def convention_metrics(peer: str) -> list[str]:
     return [entry.names[0] for entry in _preset(peer).metrics]
 
 
-def _evaluate_with_convention(evaluate, given: dict):
+def _evaluate_with_convention(evaluate, given: dict, passed: set):
     """``evaluate(**given)`` with ``given["convention"]`` applied.
 
-    Keywords left at :func:`evaluate`'s defaults are set by the preset; a
-    keyword given a different value must agree with the preset for every
-    requested metric. Metrics whose keywords differ are computed by separate
-    calls and joined.
+    ``given`` holds every argument (defaults filled in), ``passed`` the names
+    the caller wrote. A keyword not passed is the preset's; a keyword passed
+    follows :func:`_caller_keyword` (at any value: issue 22 found
+    ``missing="zero"`` dropped because it equals the default). Metrics whose
+    keywords differ are computed by separate calls and joined.
     """
     import inspect
 
@@ -608,22 +674,16 @@ def _evaluate_with_convention(evaluate, given: dict):
         raise ValueError("metrics is empty: name at least one metric")
     if len(set(names)) != len(names):
         raise ValueError("a metric is listed twice")
-    explicit = {key: value for key, value in given.items()
-                if key in defaults and not _same(value, defaults[key])}
+    explicit = {key: given[key] for key in passed if key in defaults and key != "convention"}
     groups, described = {}, {}
     for name in names:
         info = _resolve(peer, name)
         keywords = dict(info["keywords"])
         for key, value in explicit.items():
-            if key in preset.free:  # the peer's own option, set by the caller
-                keywords[key] = value
-                info.setdefault("set_by_caller", {})[key] = value
-            elif key in keywords and not _same(value, keywords[key]):
-                raise ValueError(
-                    f"convention {show(peer)} computes {show(name)} with "
-                    f"{key}={show(keywords[key])}; "
-                    f"{key}={show(value)} contradicts it (drop the keyword, or drop "
-                    "convention= and set every keyword yourself)")
+            if key not in keywords:  # a column name or n_jobs: not a convention
+                continue
+            keywords[key] = _caller_keyword(preset, name, key, value, keywords[key],
+                                            info["option_keywords"])
         for key, value in list(keywords.items()):
             if key not in defaults:
                 if _same(value, _NEUTRAL.get(key, object())):
@@ -672,6 +732,33 @@ def _evaluate_with_convention(evaluate, given: dict):
                             "ties_reproducible")}
                     for name, info in described.items()}}
     return result
+
+
+def _caller_keyword(preset, name, key, value, preset_value, by_options, renamed=None):
+    """The value of keyword ``key`` that the caller passed with ``convention=``.
+
+    The rule of :func:`evaluate` and of the per-list functions: a value equal
+    to the preset's is accepted; a keyword that stands for one of the peer's
+    own options (``preset.free``) wins, unless the metric's name sets that
+    option otherwise; anything else is refused, never ignored. ``renamed`` is
+    the per-list function's name of ``key`` (``denominator``), for messages.
+    """
+    shown = renamed or key
+    if _same(value, preset_value):
+        return value  # the caller's own value, so that evaluate checks its type
+    if key in by_options:
+        raise ValueError(
+            f"metric {show(name)} of convention {show(preset.peer)} sets {shown}="
+            f"{show(preset_value)} by its name; {shown}={show(value)} contradicts it (drop "
+            "the keyword, or change the metric's name)")
+    if key in preset.free:
+        return value
+    raise ValueError(
+        f"convention {show(preset.peer)} computes {show(name)} with "
+        f"{shown}={show(preset_value)}; "
+        f"{shown}={show(value)} contradicts it (drop the keyword to keep the preset's value, "
+        "or drop convention= and pass every keyword yourself: describe_convention "
+        "lists them)")
 
 
 def _same(a, b) -> bool:
@@ -723,7 +810,7 @@ def convention_table():
     >>> from metrics_lib import convention_table
     >>> table = convention_table()
     >>> table.loc[table.peer_metric == "ndcg_burges", "keywords"].iloc[0]
-    "gain='exponential'"
+    "gain='exponential', missing='zero'"
     """
     import inspect
 
@@ -786,17 +873,24 @@ _CONVENTION_DOC = """    convention : str or None, default=None
         the keywords of the metric that ``evaluate(..., convention=...)``
         computes for this library's name of it (``"ndcg"``: ranx's
         ``ndcg``, not ``ndcg_burges``) replace the defaults above.
-        A keyword given another value than its default must agree with the
-        library's, unless it stands for one of the library's own options.
-        The list is taken in the order given, which has no ties: a
-        library's rule for ordering tied scores applies in :func:`evaluate`.
+        A keyword passed here, even at its default value, is never ignored:
+        one that stands for one of the library's own options sets it, one
+        equal to the library's value is accepted, any other raises
+        ``ValueError``. The list is taken in the order given, which has no
+        ties: a library's rule for ordering tied scores applies in
+        :func:`evaluate`.
         A library's score threshold (torchmetrics: ``score_threshold=0``)
         applies only when ``scores`` are given.
 """
 
 
 def _per_list_keywords(function, kind, renames, peer, k, given):
-    """The function's keyword values under ``peer``'s preset (see with_convention)."""
+    """The function's keyword values under ``peer``'s preset (see with_convention).
+
+    ``given`` holds the keywords the caller passed; each follows
+    :func:`_caller_keyword`, compared with the value the function runs with
+    under the preset (or with the preset's own value).
+    """
     import inspect
 
     preset = _preset(peer)
@@ -815,13 +909,14 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
     parameters = inspect.signature(function).parameters
     defaults = {name: p.default for name, p in parameters.items()
                 if p.default is not inspect.Parameter.empty}
-    out = {}
+    out, preset_values, sources = {}, {}, {}
     for key, value in info["keywords"].items():
         target = renames.get(key, key if key not in _RENAMED_AWAY else None)
         if target is None or target not in parameters:
             continue
         if key == "denominator" and kind != "ap":
             continue
+        preset_values[target], sources[target] = value, key
         if key == "ties":  # evaluate's orders of equal scores; see below
             continue
         if key == "score_threshold" and given.get("scores") is None:
@@ -838,22 +933,24 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
                              "evaluate(..., convention=...)")
         out["ties"] = ties
     for key, value in given.items():
-        if key == "scores":  # the list's scores: not a convention
+        if key == "scores" or key not in defaults:  # data, or not a keyword: let it say
             out[key] = value
             continue
-        if key not in defaults:  # not a keyword of the function: let it say so
-            out[key] = value
-            continue
-        if _same(value, defaults[key]):
-            continue
-        if key in out and not _same(value, out[key]):
-            source = next((name for name, target in renames.items() if target == key), key)
-            if source not in preset.free and key not in preset.free:
-                raise ValueError(
-                    f"convention {show(peer)} computes {function.__name__} with "
-                    f"{key}={show(out[key])}; {key}={show(value)} contradicts it")
-        out[key] = value
+        # what the function runs with under the preset (ties="input" where the
+        # preset's order of tied scores does not apply), or the preset's own value
+        applied = out.get(key, defaults[key])
+        if key in preset_values and _same(value, preset_values[key]):
+            applied = preset_values[key]
+        out[key] = _caller_keyword(preset, function.__name__, sources.get(key, key), value,
+                                   applied, info["option_keywords"], renamed=key)
     return out
+
+
+def _every_row_relevant(peer, kind, k) -> bool:
+    """Whether ``peer``'s metric of ``kind`` reads no grade (relevance_col=None)."""
+    entry, _, _ = _find(_preset(peer), _EVALUATE_NAME[kind])
+    info = _resolve(peer, entry.names[0] + ("" if k is None else f"@{k}"))
+    return "relevance_col" in info["keywords"] and info["keywords"]["relevance_col"] is None
 
 
 # evaluate keywords whose per-list counterpart has another name (see _PER_LIST)
@@ -861,7 +958,11 @@ _RENAMED_AWAY = ("precision_denominator", "recall_denominator")
 
 
 def with_convention(function):
-    """``function`` with a ``convention=`` keyword (see :func:`describe_convention`)."""
+    """``function`` with a ``convention=`` keyword (see :func:`describe_convention`).
+
+    The wrapper's ``**kwargs`` are exactly the keywords the caller passed,
+    each of which :func:`_per_list_keywords` applies or refuses (never drops).
+    """
     import functools
     import inspect
 
@@ -876,6 +977,9 @@ def with_convention(function):
             raise TypeError(f"{function.__name__}() takes the list, the relevant "
                             "items and k positionally; pass the rest by name")
         keywords = _per_list_keywords(function, kind, renames, convention, k, kwargs)
+        if isinstance(relevant, Mapping) and _every_row_relevant(convention, kind, k):
+            # the peer counts every judged item as relevant, whatever its grade
+            relevant = dict.fromkeys(relevant, 1)
         if (keywords.get("ties") in ("average", "block")
                 and keywords.get("candidates") == "recommended"):
             # the closed forms take no candidates= keyword: keep the judgements of

@@ -143,11 +143,16 @@ def _check_overlap(logging, target, what, target_name="target_policy"):
 def _estimate(terms, weights, gamma, method, value=None, scale=1.0):
     """Mean of the per-record terms (or a given value) with a normal interval."""
     n = terms.size
+    if n < 2:  # a NaN interval is no interval: refuse instead
+        raise ValueError(f"{'clicks' if method == 'slate-ips' else 'rewards'} has "
+                         "one record; the standard error and the interval need at "
+                         "least two")
     est = float(terms.mean()) if value is None else value
-    se = float(terms.std(ddof=1) / math.sqrt(n) / scale) if n > 1 else math.nan
+    se = float(terms.std(ddof=1) / math.sqrt(n) / scale)
     from scipy.stats import norm  # lazy: scipy is slow to import
 
-    q = float(norm.ppf(1.0 - (1.0 - gamma) / 2.0))
+    # isf of the tail: 1 - tail rounds to 1 (ppf to infinity) within 1e-16 of 1
+    q = float(norm.isf((1.0 - gamma) / 2.0))
     total, square = float(weights.sum()), float(weights @ weights)
     return OffPolicyEstimate(value=est, std_error=se, ci_low=est - q * se,
                              ci_high=est + q * se, n=n,
@@ -211,6 +216,9 @@ def ips_estimate(rewards, actions, logging_policy, target_policy, *, confidence=
     :math:`w_i r_i` over :math:`\\sqrt n`. Large weights (a target far from
     the logger) make the variance large; ``effective_sample_size`` shows it.
 
+    Cost: :math:`O(n \\cdot \\text{n\\_actions})` time and memory (the size
+    of the policies).
+
     References
     ----------
     .. [1] D. G. Horvitz and D. J. Thompson, "A generalization of sampling
@@ -268,6 +276,9 @@ def snips_estimate(rewards, actions, logging_policy, target_policy, *, confidenc
     :math:`\\sqrt{\\sum_i w_i^2 (r_i - \\hat V)^2/(n-1)} / (\\sqrt n\\,\\bar w)`.
     When every weight is 0 (the target never takes a logged action) the
     estimate is undefined and a ``ValueError`` says so.
+
+    Cost: :math:`O(n \\cdot \\text{n\\_actions})` time and memory (the size
+    of the policies).
 
     References
     ----------
@@ -330,6 +341,9 @@ def doubly_robust_estimate(rewards, actions, logging_policy, target_policy,
     is smaller than IPS's the better the model predicts [1]_. With
     ``reward_model`` all zeros it equals :func:`ips_estimate`. The standard
     error is that of the per-record terms in brackets.
+
+    Cost: :math:`O(n \\cdot \\text{n\\_actions})` time and memory (the size
+    of the policies).
 
     References
     ----------
@@ -421,6 +435,9 @@ def slate_ips_estimate(clicks, slates, logging_marginals, target_marginals, *,
     probabilities that plain IPS over lists would need. When clicks also
     depend on the other items of the list (a cascade), the estimate is
     biased. The standard error is that of the per-list sums.
+
+    Cost: :math:`O(n \\cdot \\text{n\\_items} \\cdot \\text{n\\_positions})`
+    time and memory (the size of the marginals).
 
     References
     ----------

@@ -23,7 +23,13 @@ def _as_dask(frame, name):
     import dask.dataframe as dd
 
     if isinstance(frame, pd.DataFrame):
-        return dd.from_pandas(frame, npartitions=1)
+        import dask
+
+        # Dask would turn object columns into strings (its "convert-string"
+        # option): Python int ids would become text, and an empty table
+        # without dtypes a table of strings. The pandas table stays as it is.
+        with dask.config.set({"dataframe.convert-string": False}):
+            return dd.from_pandas(frame, npartitions=1)
     if not hasattr(frame, "map_partitions") or not hasattr(frame, "shuffle"):
         raise TypeError(f"{name} must be a pandas or Dask DataFrame; got "
                         f"{type(frame).__name__}")
@@ -109,6 +115,26 @@ def _meta_kind(dtype):
     return None
 
 
+def _report_missing(recs, judged, user_col, policy):
+    """Count the judged users without recommendations (one pass over the ids)."""
+    import dask
+
+    from ._missing import report_missing
+    from .evaluate import _ids, _plain, _user_codes
+
+    rec_users, truth_users = dask.compute(recs[user_col].drop_duplicates(),
+                                          judged[user_col].drop_duplicates())
+    try:
+        _, rec, tru = _ids(user_col, rec_users, truth_users)
+    except (TypeError, ValueError):
+        return  # bad ids: every partition refuses them, with the row, when computed
+    # drop_duplicates per partition may leave repeats across partitions
+    rec, tru = pd.unique(rec), pd.unique(tru)
+    unseen = tru[_user_codes(pd.Index(rec), tru) < 0]
+    if unseen.size:
+        report_missing(policy, unseen.size, tru.size, _plain(unseen[0]))
+
+
 def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
                   score_col, rank_col, relevance_col, npartitions=None):
     """Lazy per-user metrics of two Dask DataFrames (see :func:`evaluate`).
@@ -137,6 +163,12 @@ def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
         kinds = _meta_kind(recs._meta[column].dtype), _meta_kind(judged._meta[column].dtype)
         if None not in kinds:  # object columns are checked on their values
             check_same_id_kind(column, *kinds)
+    if options["missing"] in ("warn", "raise"):
+        # once for the whole call, on the client: the partitions score such
+        # users 0 silently (a partition's count is not the call's, and the
+        # warnings of a cluster's workers never reach the caller)
+        _report_missing(recs, judged, user_col, options["missing"])
+        options = dict(options, missing="zero")
     n = npartitions or max(recs.npartitions, judged.npartitions)
     # Never cast one table's ids to the other's dtype: both are shuffled on a
     # hash of the ids' text, which equal ids share whatever their dtype.

@@ -10,6 +10,8 @@ checks the input and translates ids into integer codes.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -18,6 +20,7 @@ import pandas as pd
 
 from ._kernels import (UserTable, _stable_order, block_starts, grade_levels,
                        in_block_order, lookup_grades, segment_argsort)
+from ._missing import MISSING_POLICIES, report_missing
 from ._passes import min_max, neighbours_where
 from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
                            refuse_unknown_options, refuse_unsupported,
@@ -33,7 +36,7 @@ from ._validation import (
     check_gain,
     check_min_grade,
     check_n_jobs,
-    check_relevance_level,
+    check_real,
     check_score_threshold,
     check_truncate,
     check_same_id_kind,
@@ -54,7 +57,6 @@ TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input")
 # ...and every accepted value of ties=: those plus the modes that do not
 # depend on the order inside a tie group (metrics_lib/_tie_kernels.py).
 ALL_TIES = TIES + TIE_MODES
-MISSING_POLICIES = ("zero", "skip")
 UNJUDGED_POLICIES = ("skip", "empty")
 NO_HIT_POLICIES = ("zero", "nan")
 
@@ -247,10 +249,33 @@ def _is_dask(frame) -> bool:
     return module.startswith(("dask.", "dask_expr"))
 
 
+def _convention_wrapper(function):
+    """``function`` with ``convention=`` applied to the keywords its caller wrote.
+
+    A preset must know which keywords the caller passed, not only their
+    values: ``missing="zero"`` is the caller's choice even though it is the
+    default (issue 22), so the wrapper sees them before defaults fill in.
+    """
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def wrapper(*args, **keywords):
+        if keywords.get("convention") is None:
+            return function(*args, **keywords)
+        given = signature.bind(*args, **keywords)  # Python's own TypeErrors
+        given.apply_defaults()
+        from .conventions import _evaluate_with_convention
+
+        return _evaluate_with_convention(wrapper, dict(given.arguments), set(keywords))
+
+    return wrapper
+
+
+@_convention_wrapper
 def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item",
              score_col="score", rank_col=None, relevance_col="relevance",
              relevance_level=1, denominator="relevant", gain="linear",
-             ideal="judged", log_base=2, empty="zero", missing="zero",
+             ideal="judged", log_base=2, empty="zero", missing="warn",
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
@@ -307,7 +332,9 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     relevance_level : float, default=1
         Minimum grade that counts as relevant for the binary metrics
         (precision, recall, f1, hit, mrr, map). NDCG and DCG use the grades
-        (``gain="binary"`` uses this level too).
+        (``gain="binary"`` uses this level too). ``0`` makes every judged
+        item relevant, grade 0 included (trec_eval ``-l 0``); a negative
+        level is refused (trec_eval then counts unjudged items as relevant).
     denominator : {"relevant", "min_k", "retrieved", "k"}, default="relevant"
         AP denominator, see :func:`average_precision` (``"k"`` needs a
         cut-off in every ``map`` metric asked for).
@@ -326,10 +353,13 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         1 (``"one"``: torchmetrics 1.9.0 ``empty_target_action="pos"``,
         ``retrieval/base.py``, ``RetrievalMetric.compute``), or a
         ``ValueError``.
-    missing : {"zero", "skip"}, default="zero"
-        Users in ``truth`` without any recommendation are scored on an empty
-        list, so they get 0 (trec_eval ``-c``), or are left out (``"skip"``,
-        trec_eval's default).
+    missing : {"warn", "zero", "skip", "raise"}, default="warn"
+        Users in ``truth`` without any recommendation. ``"warn"``: scored on
+        an empty list, so 0 for every metric and kept in the means (trec_eval
+        ``-c``), with a :class:`MissingUsersWarning` that says how many of the
+        users in ``truth`` they are; ``"zero"``: the same without the warning;
+        ``"skip"``: left out of the result; ``"raise"``: a ``ValueError``, as
+        trec_eval 10.0 without ``-c`` stops (exit status 4). See Notes.
     ties : {"item_desc", "item_asc", "numeric_desc", "numeric_asc", "input", \
 "average", "block", "best", "worst"}, default="item_desc"
         Order of items with equal score (or rank). ``"item_desc"``:
@@ -373,8 +403,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         user) before ranks are counted, for every metric: condensed lists
         (trec_eval ``-J``, ir-measures ``judged_only=True``).
     unjudged : {"skip", "empty"}, default="skip"
-        Users with recommendations but no row in ``truth``: left out
-        (trec_eval), or scored as users with nothing relevant, whose value
+        Users with recommendations but no row in ``truth``: left out, without
+        a warning (trec_eval ignores them too), or scored as users with nothing relevant, whose value
         ``empty`` then sets (torchmetrics 1.9.0
         ``empty_target_action="neg"`` is ``unjudged="empty"`` with
         ``empty="zero"``; ``retrieval/base.py``, ``RetrievalMetric.compute``).
@@ -422,12 +452,17 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         syntax (``"MAP(divide_by_k=True)@10"`` for RecTools) or this
         library's names (the library's metric of that kind). The preset sets
         every convention keyword for each metric; a metric the library does
-        not define is refused. Keywords left at their defaults here are the
-        preset's; a keyword given another value must agree with the preset,
-        unless it stands for one of the library's own options (trec_eval's
-        ``relevance_level``, torchmetrics' ``empty``, ...), which it then
-        sets. The keywords used are in ``result.attrs["convention"]``.
-        pandas input only.
+        not define is refused. A keyword not passed is the preset's. A keyword
+        passed, even at its default value, is never ignored: one that stands
+        for an option of the library (trec_eval's ``relevance_level``,
+        ``judged_only`` and ``missing``, its ``-c``; torchmetrics' ``empty``;
+        ...) sets that option, unless the metric's name sets it otherwise
+        (ranx ``"map@10-l2"`` with ``relevance_level=1``); one equal to the
+        preset's value is accepted; any other raises ``ValueError`` naming
+        the keyword, the preset's value and the one passed (drop the
+        keyword, or drop ``convention=`` and pass the keywords of
+        :func:`describe_convention` yourself). The keywords used are in
+        ``result.attrs["convention"]``. pandas input only.
 
     Returns
     -------
@@ -452,20 +487,22 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     Raises
     ------
     ValueError
-        Missing or duplicated columns, missing ids, non-finite scores or
+        A negative ``relevance_level``; missing or duplicated columns, missing
+        ids, non-finite scores or
         grades, negative grades, a (user, item) pair listed twice in either
         table (the message names the user and the item), unknown metric names
         (and ``hits@k``, whose meaning differs between libraries: see
         :func:`parse_metric`), a ``dcg`` with exponential gain beyond the
         float64 range, or a user with nothing relevant under
-        ``empty="raise"``; a convention keyword with an unknown value,
+        ``empty="raise"``, or a user of ``truth`` without recommendations
+        under ``missing="raise"``; a convention keyword with an unknown value,
         ``denominator="k"`` or ``ideal="k"`` with a metric that has no
         cut-off, a ``gain`` mapping that lacks a grade of ``truth`` or gives
         a negative gain, ``truncate`` below 1, a ``score_threshold`` that is
         not finite or comes with ``rank_col`` or ``ties="average"`` /
         ``"block"``; with ``convention``, an
-        unknown library, a metric it does not define or a keyword that
-        contradicts its preset.
+        unknown library, a metric it does not define or a keyword passed
+        that contradicts its preset (or the metric's name).
     TypeError
         A table that is not a DataFrame, non-numeric scores or grades, float
         ids, a column mixing ids of different types, id columns of different
@@ -473,6 +510,14 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         (``ValueError`` if it is 0 or below -1), a ``gain`` that is neither a
         name nor a mapping, a ``judged_only`` that is not a bool, a
         ``min_grade``, ``truncate`` or ``score_threshold`` that is not a number.
+
+    Warns
+    -----
+    MissingUsersWarning
+        Under ``missing="warn"`` (the default), once per call, when users of
+        ``truth`` have no recommendations: they are scored 0. The message
+        gives their number and the users of ``truth``, and names
+        ``missing=``.
 
     See Also
     --------
@@ -487,13 +532,28 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     trec_eval. Three batch-only rules, also trec_eval's:
 
     - a user who appears only in ``recommendations`` is ignored (there is
-      nothing to compare the list with), so is not in the result;
+      nothing to compare the list with), so is not in the result, and no
+      warning is given (``unjudged=`` decides);
     - a user who appears in ``truth`` with no recommendation is scored on an
-      empty list (``missing="zero"``, trec_eval ``-c``);
+      empty list, 0 for every metric, as trec_eval ``-c`` scores it, with a
+      :class:`MissingUsersWarning` (``missing=`` decides);
     - items with equal scores are ordered by item id written as text,
       descending. This rule is arbitrary with respect to the model (renaming
       items changes the scores of tied lists); ``ties="input"`` keeps the
       order the model emitted instead.
+
+    Users on one side only, in trec_eval 10.0 (commit f425365,
+    ``trec_eval.c``, ``main``): it loops over the queries of the qrels, so a
+    query only in the run is never evaluated; a query of the qrels without
+    results is scored on an empty ranking under ``-c`` and otherwise stops the
+    program (``result qid ... not found in qrels``, exit status 4). Its help
+    text still says such queries are ignored, which is what
+    ``missing="skip"`` does (and pytrec_eval-terrier 0.5.11, found by running it). A silent 0 is the trap: a sample of users
+    evaluated against the whole truth table enters every judged user left out
+    of the sample into the means as 0, hence the warning. Dask input: with
+    ``missing="warn"`` or ``"raise"`` the user columns of both tables are
+    computed when :func:`evaluate` is called (one pass, to count those users
+    once for the call); the other values keep the call lazy.
 
     trec_eval's tie rule, from its source (trec_eval 10.0, commit f425365):
     ``form_res_rels.c`` sorts a query's documents with ``qsort`` and
@@ -557,7 +617,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     >>> truth = pd.DataFrame({"user": [1, 1, 2, 3],
     ...                       "item": ["b", "c", "d", "a"],
     ...                       "relevance": [1, 2, 1, 1]})
-    >>> result = evaluate(recs, truth, ["precision@2", "mrr", "ndcg@3"])
+    >>> result = evaluate(recs, truth, ["precision@2", "mrr", "ndcg@3"],
+    ...                   missing="zero")
     >>> result.round(4)
           precision@2  mrr  ndcg@3
     user
@@ -570,12 +631,23 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     ndcg@3         0.4169
     dtype: float64
 
+    User 3 has judgements but no recommendations: ``missing="zero"`` scores
+    it 0, as the default does, which also warns (``MissingUsersWarning``);
+    ``missing="skip"`` leaves it out and ``missing="raise"`` refuses:
+
+    >>> float(evaluate(recs, truth, "mrr", missing="skip")["mrr"].mean())
+    0.5
+    >>> evaluate(recs, truth, "mrr", missing="raise")
+    Traceback (most recent call last):
+    ...
+    ValueError: 1 of the 3 users in truth have no recommendations (user 3, for one), ...
+
     The same tables in Polars (a LazyFrame or a pyarrow Table work alike)
     give a Polars DataFrame, with the users in a column:
 
     >>> import polars as pl
     >>> result = evaluate(pl.from_pandas(recs), pl.from_pandas(truth).lazy(),
-    ...                   ["precision@2", "mrr", "ndcg@3"])
+    ...                   ["precision@2", "mrr", "ndcg@3"], missing="zero")
     >>> result.with_columns(pl.col("ndcg@3").round(4))
     shape: (3, 4)
     ┌──────┬─────────────┬─────┬────────┐
@@ -588,11 +660,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     │ 3    ┆ 0.0         ┆ 0.0 ┆ 0.0    │
     └──────┴─────────────┴─────┴────────┘
     """
-    if convention is not None:
-        given = dict(locals())
-        from .conventions import _evaluate_with_convention
-
-        return _evaluate_with_convention(evaluate, given)
+    # convention= never reaches here: _convention_wrapper applies it
     options = _check_options(metrics, relevance_level, denominator, gain, ideal,
                              log_base, empty, missing, ties)
     options.update(_check_conventions(
@@ -672,6 +740,18 @@ def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col
     return recommendations, truth
 
 
+def _check_level(level) -> float:
+    """relevance_level: trec_eval's -l accepts 0 (every judged item relevant)."""
+    level = check_real("relevance_level", level)
+    if level < 0:
+        # trec_eval marks unjudged retrieved documents -1: a negative -l counts
+        # them as relevant but not in num_rel, so AP and recall exceed 1
+        raise ValueError(f"relevance_level must be >= 0; got {level:g} (trec_eval "
+                         "then counts unjudged items as relevant and gives AP "
+                         "above 1)")
+    return level
+
+
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
                    empty, missing, ties) -> dict:
     parsed = _parse_metrics(metrics)
@@ -679,7 +759,7 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
         refuse_unsupported(ties, kind, ideal=ideal, name=name)
     return {
         "metrics": parsed,
-        "relevance_level": check_relevance_level(relevance_level),
+        "relevance_level": _check_level(relevance_level),
         "denominator": check_choice("denominator", denominator, AP_DENOMINATORS),
         "gain": check_gain(gain, GAINS),
         "ideal": check_choice("ideal", ideal, IDEALS),
@@ -1171,9 +1251,46 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     return out
 
 
+def _at_level_zero(recommendations, truth, options, *, relevance_col, **columns):
+    """``relevance_level=0``: every judged item is relevant (trec_eval ``-l 0``).
+
+    The kernels count only positive grades as hits, so the metrics that compare
+    grades with the level run on the grades plus 1 at level 1 (grade >= 0 is
+    grade + 1 >= 1); NDCG and DCG of the grades themselves run on the grades
+    as given, in a second pass.
+    """
+    graded = [metric for metric in options["metrics"]
+              if metric[1] in ("ndcg", "dcg") and options["gain"] != "binary"]
+    binary = [metric for metric in options["metrics"] if metric not in graded]
+    if binary and options["min_grade"] is not None and options["gain"] == "binary":
+        raise ValueError("relevance_level=0 with gain='binary' and min_grade is not "
+                         "available; pass relevance_level above 0 or min_grade=None")
+    parts = []
+    if binary:
+        shifted = truth
+        if relevance_col is not None:
+            grades = check_value_column("truth", truth[relevance_col], minimum=0.0)
+            shifted = truth.assign(**{relevance_col: grades + 1.0})
+        parts.append(_evaluate_frames(recommendations, shifted, dict(
+            options, metrics=binary, relevance_level=1.0), relevance_col=relevance_col,
+            **columns))
+    if graded:
+        # the first pass has warned already: the warning is once per call
+        missing = "zero" if binary and options["missing"] == "warn" else options["missing"]
+        parts.append(_evaluate_frames(recommendations, truth, dict(
+            options, metrics=graded, relevance_level=1.0, missing=missing),
+            relevance_col=relevance_col, **columns))
+    result = parts[0] if len(parts) == 1 else pd.concat(parts, axis=1)
+    return result[[name for name, _, _ in options["metrics"]]]
+
+
 def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                      score_col, rank_col, relevance_col, n_jobs=1):
     """The pandas path of :func:`evaluate` (options already checked)."""
+    if options["relevance_level"] == 0:
+        return _at_level_zero(recommendations, truth, options, user_col=user_col,
+                              item_col=item_col, score_col=score_col, rank_col=rank_col,
+                              relevance_col=relevance_col, n_jobs=n_jobs)
     rec_value_col = score_col if rank_col is None else rank_col
     rec_keywords, truth_keywords = _column_keywords(user_col, item_col, score_col,
                                                     rank_col, relevance_col)
@@ -1213,6 +1330,13 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         run_codes[unseen] = block_users.size + extra_codes
         del run_users, unseen
     truth_runs = (run_starts, run_codes)
+    if len(extra_users) and options["missing"] in ("warn", "raise"):
+        # judged users: those never recommended, and the blocks with a judgement
+        n_judged = len(extra_users) + int(np.count_nonzero(
+            np.bincount(run_codes[run_codes < block_users.size],
+                        minlength=block_users.size)))
+        report_missing(options["missing"], len(extra_users), n_judged,
+                       _plain(extra_users[0]))
     n_users = block_users.size + len(extra_users)
     user_ids = pd.Index(block_users).append(pd.Index(extra_users))
     if user_kind == "str":

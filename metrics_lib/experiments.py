@@ -39,7 +39,7 @@ from ._validation import (
     check_choice,
     check_open_unit,
     check_real_array,
-    check_same_length,
+    check_paired_values,
 )
 
 __all__ = [
@@ -254,28 +254,46 @@ class GroupSequentialBoundaries:
 # ----------------------------------------------------------------------------
 # shared pieces
 # ----------------------------------------------------------------------------
+def _interval(estimate, se, gamma, alternative):
+    """Normal confidence interval of ``estimate`` with standard error ``se``.
+
+    The quantile is the inverse survival function of the tail: ``1 - tail``
+    rounds to 1 for a confidence within 1e-16 of 1, where ``ppf`` gives an
+    infinite bound, while ``isf(tail)`` stays finite (about 8.3 at 1e-16).
+    """
+    norm = _norm()
+    if alternative == "two-sided":
+        q = float(norm.isf((1.0 - gamma) / 2.0))
+        return estimate - q * se, estimate + q * se
+    q = float(norm.isf(1.0 - gamma))
+    if alternative == "greater":
+        return estimate - q * se, math.inf
+    return -math.inf, estimate + q * se
+
+
 def _p_value_and_interval(estimate, se, gamma, alternative):
     """Normal p-value of estimate/se and the matching confidence interval."""
+    if not se > 0:
+        # z = estimate / 0 would give a p-value of 0 (or 1) with no evidence
+        # behind it; the t-test and two_proportion_test refuse this case too
+        raise ValueError("the standard error is 0 (every unit of each group has "
+                         "the same value), so the z statistic is undefined; there "
+                         "is no evidence either way")
     norm = _norm()
-    z = estimate / se if se > 0 else math.copysign(math.inf, estimate) if estimate else 0.0
+    z = estimate / se
     if alternative == "two-sided":
         p = 2.0 * float(norm.sf(abs(z)))
-        q = float(norm.ppf(1.0 - (1.0 - gamma) / 2.0))
-        low, high = estimate - q * se, estimate + q * se
     elif alternative == "greater":
         p = float(norm.sf(z))
-        low, high = estimate - float(norm.ppf(gamma)) * se, math.inf
     else:
         p = float(norm.cdf(z))
-        low, high = -math.inf, estimate + float(norm.ppf(gamma)) * se
+    low, high = _interval(estimate, se, gamma, alternative)
     return z, min(p, 1.0), low, high
 
 
 def _ratio_parts(numerators, denominators, num_name, den_name):
     """Validated ratio, its delta-method variance and the unit count."""
-    x = check_real_array(num_name, numerators, min_size=2)
-    y = check_real_array(den_name, denominators, min_size=2)
-    check_same_length(num_name, x, den_name, y)
+    x, y = check_paired_values(num_name, numerators, den_name, denominators, min_size=2)
     if np.any(y < 0):
         raise ValueError(f"{den_name} must be non-negative (a count per unit); got "
                          f"{show(y[y < 0][0])}")
@@ -306,7 +324,9 @@ def ratio_metric(numerators, denominators, *, confidence=0.95):
         At least two units.
     denominators : array-like of float
         One non-negative value per unit, e.g. the user's impressions; same
-        length as ``numerators``, with a positive sum.
+        length as ``numerators``, with a positive sum. Two pandas Series
+        are matched on their index (the same users, each once); arrays pair
+        by position.
     confidence : float, default=0.95
         Confidence level of the interval, strictly between 0 and 1.
 
@@ -340,6 +360,8 @@ def ratio_metric(numerators, denominators, *, confidence=0.95):
     users differ in their click rates. Units with a zero denominator
     (users who saw nothing) may be included; they add to :math:`n`.
 
+    Cost: :math:`O(n)` time and memory.
+
     References
     ----------
     .. [1] A. Deng, U. Knoblich and J. Lu, "Applying the delta method in
@@ -358,9 +380,9 @@ def ratio_metric(numerators, denominators, *, confidence=0.95):
     ratio, variance, n = _ratio_parts(numerators, denominators, "numerators",
                                       "denominators")
     se = math.sqrt(variance)
-    q = float(_norm().ppf(1.0 - (1.0 - gamma) / 2.0))
-    return RatioEstimate(ratio=ratio, std_error=se, ci_low=ratio - q * se,
-                         ci_high=ratio + q * se, n_units=n, confidence=gamma)
+    low, high = _interval(ratio, se, gamma, "two-sided")
+    return RatioEstimate(ratio=ratio, std_error=se, ci_low=low, ci_high=high,
+                         n_units=n, confidence=gamma)
 
 
 def ratio_metric_test(numerators_control, denominators_control, numerators_treatment,
@@ -373,7 +395,8 @@ def ratio_metric_test(numerators_control, denominators_control, numerators_treat
     numerators_control, denominators_control : array-like of float
         Per-user numerator (clicks) and non-negative denominator
         (impressions) of the control group; equal lengths, at least two
-        users, positive denominator sum.
+        users, positive denominator sum. Two pandas Series are matched on
+        their index (the same users, each once); arrays pair by position.
     numerators_treatment, denominators_treatment : array-like of float
         The same for the treatment group.
     confidence : float, default=0.95
@@ -407,6 +430,12 @@ def ratio_metric_test(numerators_control, denominators_control, numerators_treat
     The test is the Wald z test of the absolute lift (unpooled variance),
     appropriate for the large samples of online experiments.
 
+    A zero standard error (every unit of each group alike) raises
+    ``ValueError``: z and the p-value are undefined.
+    So does a control ratio of 0, whose relative lift is undefined.
+
+    Cost: :math:`O(n)` time and memory for :math:`n` users in all.
+
     References
     ----------
     .. [1] A. Deng, U. Knoblich and J. Lu, "Applying the delta method in
@@ -432,15 +461,17 @@ def ratio_metric_test(numerators_control, denominators_control, numerators_treat
                              "numerators_control", "denominators_control")
     rt, vt, _ = _ratio_parts(numerators_treatment, denominators_treatment,
                              "numerators_treatment", "denominators_treatment")
+    if rc == 0:
+        # a NaN relative lift next to a p-value would be half a result
+        raise ValueError("numerators_control sums to 0, so the control ratio is 0 "
+                         "and the relative lift (treatment / control - 1) is "
+                         "undefined")
     diff = rt - rc
     se = math.sqrt(vc + vt)
     z, p, low, high = _p_value_and_interval(diff, se, gamma, alternative)
-    if rc != 0:
-        rel = rt / rc - 1.0
-        rel_se = math.sqrt(vt / rc ** 2 + rt ** 2 * vc / rc ** 4)
-        _, _, rel_low, rel_high = _p_value_and_interval(rel, rel_se, gamma, alternative)
-    else:
-        rel = rel_se = rel_low = rel_high = math.nan
+    rel = rt / rc - 1.0
+    rel_se = math.sqrt(vt / rc ** 2 + rt ** 2 * vc / rc ** 4)
+    rel_low, rel_high = _interval(rel, rel_se, gamma, alternative)
     return RatioTest(ratio_control=rc, ratio_treatment=rt, absolute_lift=diff,
                      std_error=se, ci_low=low, ci_high=high, relative_lift=rel,
                      relative_std_error=rel_se, relative_ci_low=rel_low,
@@ -460,7 +491,9 @@ def cuped_test(metric_control, covariate_control, metric_treatment,
     metric_control, covariate_control : array-like of float
         Per-user metric during the experiment and the same user's covariate
         from before it (typically the same metric in a pre-period), for the
-        control group. Equal lengths, at least two users.
+        control group. Equal lengths, at least two users. Two pandas Series
+        are matched on their index (the same users, each once); arrays pair
+        by position.
     metric_treatment, covariate_treatment : array-like of float
         The same for the treatment group.
     confidence : float, default=0.95
@@ -496,6 +529,11 @@ def cuped_test(metric_control, covariate_control, metric_treatment,
     a pre-period value need a covariate anyway (0, with an indicator, is the
     usual choice [1]_); the function refuses missing values.
 
+    A zero standard error (every unit of each group alike) raises
+    ``ValueError``: z and the p-value are undefined.
+
+    Cost: :math:`O(n)` time and memory for :math:`n` users in all.
+
     References
     ----------
     .. [1] A. Deng, Y. Xu, R. Kohavi and T. Walker, "Improving the
@@ -518,12 +556,10 @@ def cuped_test(metric_control, covariate_control, metric_treatment,
     """
     gamma = check_open_unit("confidence", confidence)
     check_choice("alternative", alternative, ALTERNATIVES)
-    yc = check_real_array("metric_control", metric_control, min_size=2)
-    xc = check_real_array("covariate_control", covariate_control, min_size=2)
-    yt = check_real_array("metric_treatment", metric_treatment, min_size=2)
-    xt = check_real_array("covariate_treatment", covariate_treatment, min_size=2)
-    check_same_length("metric_control", yc, "covariate_control", xc)
-    check_same_length("metric_treatment", yt, "covariate_treatment", xt)
+    yc, xc = check_paired_values("metric_control", metric_control, "covariate_control",
+                                 covariate_control, min_size=2)
+    yt, xt = check_paired_values("metric_treatment", metric_treatment,
+                                 "covariate_treatment", covariate_treatment, min_size=2)
     dxc, dxt = xc - xc.mean(), xt - xt.mean()
     sxx = float(dxc @ dxc + dxt @ dxt)
     if sxx <= 0:
@@ -562,6 +598,12 @@ def _spent(spending, alpha, t):
 
 
 _LOWER_TRUNCATION = -9.0  # one-sided: the continuation region's far end (P < 1e-18)
+# consecutive looks closer than this are refused: the grid step follows the
+# spread of the increment, sqrt(gap), so a gap of 1e-12 asked for a grid of
+# millions of points (gigabytes) for a boundary that barely moves
+MIN_LOOK_GAP = 1e-3
+_KERNEL_CELLS = 2_000_000  # transition-kernel cells held at once
+_MAX_BOUNDARY = 40.0  # largest finite boundary searched (P(|Z| > 40) < 1e-300)
 
 
 def _simpson(lo, hi, step):
@@ -603,18 +645,23 @@ def _crossing_engine(t, two_sided):
 
     def advance(c):
         k = state["k"]
-        lo = -c if two_sided else _LOWER_TRUNCATION
+        hi = min(c, _MAX_BOUNDARY)  # an infinite boundary: the grid ends at 40
+        lo = -hi if two_sided else _LOWER_TRUNCATION
         if k == 0:
-            grid, w = _simpson(lo, c, 0.02)
+            grid, w = _simpson(lo, hi, 0.02)
             density = norm.pdf(grid)
         else:
             t0, t1 = t[k - 1], t[k]
             sd = math.sqrt(t1 - t0)
             # kernel of Z_k given Z_{k-1} has sd sqrt((t1-t0)/t1): resolve it
-            grid, w = _simpson(lo, c, min(0.02, sd / math.sqrt(t1) / 8.0))
+            grid, w = _simpson(lo, hi, min(0.02, sd / math.sqrt(t1) / 8.0))
             old = state["grid"] * math.sqrt(t0)
-            kernel = norm.pdf((grid[:, None] * math.sqrt(t1) - old[None, :]) / sd)
-            density = kernel @ state["h"] * math.sqrt(t1) / sd
+            density = np.empty(grid.size)
+            rows = max(1, _KERNEL_CELLS // old.size)  # bounded memory
+            for start in range(0, grid.size, rows):
+                part = grid[start:start + rows, None] * math.sqrt(t1)
+                density[start:start + rows] = norm.pdf((part - old[None, :]) / sd) @ state["h"]
+            density *= math.sqrt(t1) / sd
         state["grid"], state["h"], state["k"] = grid, density * w, k + 1
 
     return probability, advance
@@ -631,7 +678,8 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
         each look, strictly increasing, in (0, 1], the last one 1. Equal
         spacing ``[0.2, 0.4, 0.6, 0.8, 1.0]`` is five equally sized looks.
     alpha : float, default=0.05
-        Overall type I error over all looks.
+        Overall type I error over all looks; below 0.5 for a one-sided
+        design.
     spending : {"obrien-fleming", "pocock"}, default="obrien-fleming"
         Lan-DeMets spending function of one tail with level :math:`a`
         (:math:`a = \\alpha/2` per tail for a two-sided test, :math:`a =
@@ -682,6 +730,16 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
     with delta-method variances, or a CUPED difference, each computed on all
     the data up to the look.
 
+    Cost: look :math:`k > 1` integrates on a grid of :math:`G_k \\le
+    2\\min(c_k, 40)/s_k + 3` points, step :math:`s_k = \\min(0.02,
+    \\sqrt{(t_k - t_{k-1})/t_k}/8)`; time :math:`O(\\sum_k G_k G_{k-1})`
+    (plus :math:`O(G_{k-1})` per root-finding step) and memory
+    :math:`O(G_k)` plus about two million kernel cells. Consecutive
+    fractions closer than ``MIN_LOOK_GAP`` (0.001) raise ``ValueError`` (the
+    step would shrink with the gap while the boundary barely moves), so
+    :math:`G_k \\le 20{,}003`. A look that spends less than float64 resolves
+    beyond :math:`|z| = 40` gets an infinite boundary: it can never reject.
+
     References
     ----------
     .. [1] K. K. G. Lan and D. L. DeMets, "Discrete sequential boundaries
@@ -704,12 +762,22 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
     a = check_open_unit("alpha", alpha)
     check_choice("spending", spending, SPENDING_FUNCTIONS)
     check_choice("alternative", alternative, ("two-sided", "greater"))
+    if alternative == "greater" and a >= 0.5:
+        raise ValueError(f"alpha must be below 0.5 for a one-sided design; got {show(a)} "
+                         "(P(Z >= 0) is 0.5, so the boundaries would fall below 0 "
+                         "and a statistic in the wrong direction would reject)")
     t = check_real_array("information_fractions", information_fractions)
     if np.any(t <= 0) or np.any(t > 1):
         raise ValueError("information_fractions must lie in (0, 1]; got "
                          f"{show(t[(t <= 0) | (t > 1)][0])}")
     if np.any(np.diff(t) <= 0):
         raise ValueError("information_fractions must be strictly increasing")
+    if np.any(np.diff(t) < MIN_LOOK_GAP):
+        k = int(np.argmax(np.diff(t) < MIN_LOOK_GAP))
+        raise ValueError(f"information_fractions {show(float(t[k]))} and {show(float(t[k + 1]))} "
+                         f"are closer than {MIN_LOOK_GAP}: looks that close are "
+                         "one look (merge them); the numerical integration would "
+                         "need a grid finer than the gap")
     if t[-1] != 1.0:
         raise ValueError("the last information fraction must be 1 (the final "
                          f"analysis); got {show(t[-1])}")
@@ -725,9 +793,15 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
     previous = 0.0
     for k in range(t.size):
         target = float(cumulative[k]) - previous
-        # target is tiny at an early O'Brien-Fleming look; brentq on [0, 40]
-        # keeps a relative tolerance far below it
-        c = brentq(lambda c: probability(c) - target, 0.0, 40.0, xtol=1e-10, rtol=1e-12)
+        if probability(_MAX_BOUNDARY) >= target:
+            # the look spends (next to) nothing: below what float64 resolves
+            # beyond |z| = 40, so it can never reject
+            c = math.inf
+        else:
+            # target is tiny at an early O'Brien-Fleming look; brentq keeps a
+            # relative tolerance far below it
+            c = brentq(lambda c: probability(c) - target, 0.0, _MAX_BOUNDARY,
+                       xtol=1e-10, rtol=1e-12)
         bounds.append(float(c))
         advance(c)
         previous = float(cumulative[k])

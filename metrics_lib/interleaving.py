@@ -115,7 +115,8 @@ class InterleavingTest:
         preference statistic of Chapelle et al. (2012), positive when A is
         preferred.
     share_a : float
-        ``wins_a / (wins_a + wins_b)``; ``nan`` without a decided impression.
+        ``wins_a / (wins_a + wins_b)`` (an input without a decided impression
+        is refused).
     p_value : float
         Exact binomial (sign) test of ``share_a = 1/2``.
     alternative : str
@@ -479,6 +480,8 @@ def interleaving_test(clicks_a, clicks_b, *, alternative="two-sided"):
     aggregate per user first (the user's winner by the sum of the user's
     credits, say) and test over users. ``delta`` follows [1]_.
 
+    Cost: :math:`O(n)` time and memory for :math:`n` impressions.
+
     References
     ----------
     .. [1] O. Chapelle, T. Joachims, F. Radlinski and Y. Yue, "Large-scale
@@ -507,13 +510,15 @@ def interleaving_test(clicks_a, clicks_b, *, alternative="two-sided"):
     wins_b = int(np.sum(b > a))
     ties = int(a.size - wins_a - wins_b)
     decided = wins_a + wins_b
-    if decided:
-        from scipy.stats import binomtest  # lazy: scipy is slow to import
+    if not decided:
+        # share_a would be 0/0: refuse rather than pair a NaN with a p-value
+        raise ValueError(f"no impression has a winner (all {a.size} tie), so the "
+                         "share of wins is undefined and there is no evidence "
+                         "either way")
+    from scipy.stats import binomtest  # lazy: scipy is slow to import
 
-        p = float(binomtest(wins_a, decided, 0.5, alternative=alternative).pvalue)
-        share = wins_a / decided
-    else:
-        p, share = 1.0, math.nan
+    p = float(binomtest(wins_a, decided, 0.5, alternative=alternative).pvalue)
+    share = wins_a / decided
     return InterleavingTest(wins_a=wins_a, wins_b=wins_b, ties=ties,
                             delta=(wins_a + 0.5 * ties) / a.size - 0.5,
                             share_a=share, p_value=p, alternative=alternative)

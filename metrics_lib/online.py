@@ -85,7 +85,8 @@ class TwoProportionTest:
     absolute_lift : float
         ``rate_treatment - rate_control`` (in rate units, not percent).
     relative_lift : float
-        ``absolute_lift / rate_control``; ``nan`` when the control rate is 0.
+        ``absolute_lift / rate_control``; ``inf`` when the control rate is 0
+        (the treatment's is then positive).
     ci_low, ci_high : float
         Confidence interval of ``absolute_lift`` (unpooled Wald). For a
         one-sided ``alternative`` one bound is infinite.
@@ -256,6 +257,8 @@ def click_through_rate(clicks, impressions, confidence=0.95, *, method="wilson")
     ``"wilson"``, ``"normal"`` (Wald), ``"jeffreys"`` and ``"beta"``
     (Clopper-Pearson).
 
+    Cost: :math:`O(1)`.
+
     References
     ----------
     .. [1] E. B. Wilson, "Probable inference, the law of succession, and
@@ -375,7 +378,10 @@ def two_proportion_test(clicks_control, impressions_control, clicks_treatment,
     one-sided too, as in ``scipy.stats``.
 
     When no unit or every unit clicked in both groups together, the pooled
-    variance is 0 and z is undefined: a ``ValueError`` says so.
+    variance is 0 and z is undefined: a ``ValueError`` says so. A control
+    without clicks (and a treatment with some) has an infinite relative lift.
+
+    Cost: :math:`O(1)`.
 
     References
     ----------
@@ -427,7 +433,9 @@ def two_proportion_test(clicks_control, impressions_control, clicks_treatment,
         rate_control=pa,
         rate_treatment=pb,
         absolute_lift=diff,
-        relative_lift=diff / pa if pa > 0 else math.nan,
+        # pooled > 0, so a control rate of 0 has a positive treatment rate:
+        # the lift over nothing is infinite (never 0/0, which would be NaN)
+        relative_lift=diff / pa if pa > 0 else math.inf,
         ci_low=low,
         ci_high=high,
         z=z,
@@ -482,6 +490,8 @@ def power_two_proportions(baseline_rate, mde_absolute, n_per_group, *, alpha=0.0
     unpooled variance under the alternative; a two-sided test counts both
     rejection regions. This is what
     ``statsmodels.stats.proportion.power_proportions_2indep`` computes.
+
+    Cost: :math:`O(1)`.
 
     References
     ----------
@@ -557,6 +567,8 @@ def sample_size_per_group(baseline_rate, mde_absolute, *, alpha=0.05, power=0.8,
     ``statsmodels.stats.proportion.samplesize_proportions_2indep_onetail``
     rounded up. ``NormalIndPower`` with Cohen's *h* effect size gives a
     slightly different number: it transforms the rates with an arcsine.
+
+    Cost: :math:`O(1)`.
 
     References
     ----------
@@ -638,6 +650,8 @@ def sample_ratio_mismatch(observed, expected_ratios=None):
     p-value (practitioners often use 0.001 as the alarm level) means the
     assignment or the logging is broken, and the experiment's metrics
     should not be trusted until the cause is found [1]_.
+
+    Cost: :math:`O(g)` for :math:`g` groups.
 
     References
     ----------

@@ -16,6 +16,14 @@ could be chance:
     user's pair are exchangeable, so the sign of each difference can be
     flipped at random.
 
+Each function takes the two sides as pandas Series (matched on their
+index, the user ids), as per-user tables like those
+:func:`~metrics_lib.evaluate` returns (pandas, Polars or pyarrow; matched on
+the users, the value column chosen by ``metric=`` or being the only one), or
+as plain arrays, which pair by position. Matched inputs are put in user order,
+so that reordering the rows of either side changes no result, not even a
+seeded resample.
+
 The resampling functions take a ``seed`` (an int, ``None`` or a
 ``numpy.random.Generator``) so that results are reproducible. Results are
 small frozen dataclasses. ``scipy`` is imported inside the functions (it is
@@ -26,11 +34,17 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from ._validation import check_choice, check_real_array, check_same_length, show
+from ._frames import column_names, native_library, read_columns
+from ._validation import (check_choice, check_column_names, check_id_column,
+                          check_open_unit, check_real_array, check_rng,
+                          check_same_length, check_same_users, check_user_index,
+                          show)
 
 __all__ = [
     "PairedTTest",
@@ -44,6 +58,10 @@ __all__ = [
 ALTERNATIVES = ("two-sided", "greater", "less")
 BOOTSTRAP_METHODS = ("percentile", "basic", "bca")
 _BATCH_CELLS = 2_000_000  # resample cells (resamples x users) held at once
+# More resamples only sharpen the Monte Carlo error, already below 0.0005 on a
+# p-value or a quantile level at this count, while time and the bootstrap's
+# memory grow with them: a larger request is refused, not silently capped.
+MAX_RESAMPLES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -137,61 +155,117 @@ class PermutationTest:
 # validation
 # ---------------------------------------------------------------------------
 
-def _paired_differences(a, b) -> np.ndarray:
-    a = check_real_array("a", a, min_size=2)
-    b = check_real_array("b", b, min_size=2)
-    check_same_length("a", a, "b", b)
-    return a - b
+def _value_column(name, names, user_col, metric):
+    """The one column of per-user values in a table with columns ``names``."""
+    if metric is not None:
+        check_column_names(name, names, [metric])
+        return metric
+    others = [c for c in names if c != user_col]
+    if len(others) != 1:
+        raise ValueError(f"{name} has {len(others)} value columns besides the user "
+                         f"column {show(user_col)} ({show(others)}); pass metric= to name "
+                         "the one to compare")
+    return others[0]
 
 
-def _check_confidence(confidence) -> float:
-    if isinstance(confidence, (bool, np.bool_)) or not isinstance(confidence, numbers.Real):
-        raise TypeError(f"confidence must be a number in (0, 1); got {show(confidence)}")
-    value = float(confidence)
-    if not 0 < value < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1; got {show(confidence)}")
-    return value
+def _per_user(name, values, user_col, metric):
+    """``(users, values)`` of one side: users is a pandas Index, or None for a
+    plain sequence (paired by position)."""
+    if native_library(values) is not None:  # Polars or Arrow: a user column
+        names = column_names(values)
+        check_column_names(name, names, [user_col],
+                           hint="pass user_col= to name the column of user ids")
+        column = _value_column(name, names, user_col, metric)
+        frame = read_columns(name, values, ids=[user_col], values=[column])
+        users = pd.Index(check_id_column(name, frame[user_col])[1])
+        check_user_index(name, users)
+        return users, check_real_array(name, frame[column], min_size=2)
+    if isinstance(values, pd.DataFrame):  # as evaluate returns it: users as index
+        names = list(values.columns)
+        keyed = user_col in names
+        column = _value_column(name, names, user_col if keyed else None, metric)
+        check_column_names(name, names, [column])
+        users = (pd.Index(check_id_column(name, values[user_col])[1]) if keyed
+                 else values.index)
+        values = values[column]
+    elif isinstance(values, pd.Series):
+        users = values.index
+    else:
+        return None, check_real_array(name, values, min_size=2)
+    check_user_index(name, users)
+    return users, check_real_array(name, values, min_size=2)
+
+
+def _user_order(users) -> np.ndarray:
+    """The order that sorts the users, so that no input's row order matters."""
+    try:
+        return np.argsort(users.to_numpy(), kind="stable")
+    except TypeError:  # users of incomparable types: keep a's order
+        return np.arange(len(users))
+
+
+def _paired_differences(a, b, user_col="user", metric=None) -> np.ndarray:
+    """``a - b`` per user: tables and Series matched by user, arrays by position."""
+    if not isinstance(user_col, Hashable) or user_col is None:
+        raise TypeError(f"user_col must be a column name; got {show(user_col)}")
+    users_a, x = _per_user("a", a, user_col, metric)
+    users_b, y = _per_user("b", b, user_col, metric)
+    if (users_a is None) != (users_b is None):
+        keyed, plain = ("a", "b") if users_b is None else ("b", "a")
+        raise TypeError(f"{keyed} carries user ids (a pandas Series or a table) but "
+                        f"{plain} is a plain sequence, so nothing says which user each "
+                        f"value of {plain} belongs to; pass both with their users, or "
+                        "both as arrays in the same user order")
+    if users_a is None:
+        if metric is not None:
+            raise ValueError("metric= names a column of a table; a and b are "
+                             "sequences of values")
+        check_same_length("a", x, "b", y)
+        return x - y
+    where = check_same_users("a", users_a, "b", users_b)
+    return (x - y[where])[_user_order(users_a)]
 
 
 def _check_resamples(n_resamples) -> int:
     if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples,
                                                                      numbers.Integral):
         raise TypeError(f"n_resamples must be a positive integer; got {show(n_resamples)}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer; got {n_resamples}")
+    if not 1 <= n_resamples <= MAX_RESAMPLES:
+        raise ValueError(f"n_resamples must be an integer from 1 to {MAX_RESAMPLES:,} "
+                         f"(the Monte Carlo error is then below 0.0005); got "
+                         f"{int(n_resamples)}")
     return int(n_resamples)
-
-
-def _rng(seed) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None:
-        return np.random.default_rng()
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError("seed must be None, a non-negative integer or a "
-                        f"numpy.random.Generator; got {type(seed).__name__} {show(seed)}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed}")
-    return np.random.default_rng(int(seed))
 
 
 # ---------------------------------------------------------------------------
 # tests
 # ---------------------------------------------------------------------------
 
-def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
+def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95, user_col="user",
+                  metric=None):
     """Paired t-test of the mean per-user difference ``mean(a - b)``.
 
     Parameters
     ----------
-    a, b : sequence of float
-        Per-user values of a metric for two recommenders, aligned by user
-        (``a[u]`` and ``b[u]`` belong to the same user). At least two users.
+    a, b : pandas Series or DataFrame, Polars DataFrame, pyarrow Table, or sequence of float
+        Per-user values of a metric for two recommenders. Series are matched
+        on their index (the user ids); a table of per-user results as
+        :func:`~metrics_lib.evaluate` returns it (users as the index of a
+        pandas DataFrame, or as the ``user_col`` column of any table) is
+        matched on its users. Both must hold the same users, each once.
+        Plain sequences and arrays pair by position: ``a[i]`` and ``b[i]``
+        must belong to the same user. At least two users.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"`` tests whether ``a`` is better on average (mean
         difference > 0).
     confidence : float, default=0.95
         Level of the confidence interval of the mean difference.
+    user_col : str, default="user"
+        Column of user ids in a table (a pandas DataFrame without it uses
+        its index).
+    metric : str, optional
+        Column of values in a table. By default the table must have exactly
+        one column besides the users.
 
     Returns
     -------
@@ -204,7 +278,12 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
     ValueError
         If the arrays differ in length, hold fewer than two values or a
         non-finite value, or every difference is the same (zero variance:
-        the t statistic is undefined).
+        the t statistic is undefined); if ``a`` and ``b`` carry users and
+        their sets of users differ or one holds a user twice; if a table
+        has several value columns and ``metric`` is not given.
+    TypeError
+        If one of ``a`` and ``b`` carries users and the other is a plain
+        sequence.
 
     See Also
     --------
@@ -220,6 +299,9 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
     hundreds of users the mean is close to normal. It is not a test of the
     paired *medians*.
 
+    Cost: :math:`O(n)` time and memory for :math:`n` users (users matched by
+    index or column add a sort, :math:`O(n \\log n)`).
+
     References
     ----------
     .. [1] Smucker, Allan and Carterette, "A comparison of statistical
@@ -231,16 +313,24 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
     >>> result = paired_t_test([0.5, 0.7, 0.2, 0.9], [0.4, 0.5, 0.2, 0.6])
     >>> round(result.statistic, 4), result.df
     (2.3238, 3)
+
+    Series are matched by user, whatever their order:
+
+    >>> import pandas as pd
+    >>> a = pd.Series([0.5, 0.7, 0.2, 0.9], index=[10, 11, 12, 13])
+    >>> b = pd.Series([0.6, 0.2, 0.5, 0.4], index=[13, 12, 11, 10])
+    >>> round(paired_t_test(a, b).statistic, 4)
+    2.3238
     """
     check_choice("alternative", alternative, ALTERNATIVES)
-    confidence = _check_confidence(confidence)
-    d = _paired_differences(a, b)
+    confidence = check_open_unit("confidence", confidence)
+    d = _paired_differences(a, b, user_col, metric)
     n = d.size
     mean = float(d.mean())
     sd = float(d.std(ddof=1))
     if sd == 0.0:
         raise ValueError("every paired difference is the same "
-                         f"({show(d[0])}): the t statistic is undefined")
+                         f"({show(float(d[0]))}): the t statistic is undefined")
     se = sd / math.sqrt(n)
     t = mean / se
     from scipy.stats import t as t_dist
@@ -263,22 +353,34 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95):
 
 
 def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
-                        method="percentile", seed=None):
+                        method="percentile", seed=None, user_col="user", metric=None):
     """Bootstrap confidence interval of the mean per-user difference.
 
     Parameters
     ----------
-    a, b : sequence of float
-        Per-user metric values of two recommenders, aligned by user.
+    a, b : pandas Series or DataFrame, Polars DataFrame, pyarrow Table, or sequence of float
+        Per-user values of a metric for two recommenders. Series are matched
+        on their index (the user ids); a table of per-user results as
+        :func:`~metrics_lib.evaluate` returns it (users as the index of a
+        pandas DataFrame, or as the ``user_col`` column of any table) is
+        matched on its users. Both must hold the same users, each once.
+        Plain sequences and arrays pair by position: ``a[i]`` and ``b[i]``
+        must belong to the same user. At least two users.
     confidence : float, default=0.95
         Confidence level.
     n_resamples : int, default=9999
-        Number of bootstrap resamples of the users.
+        Number of bootstrap resamples of the users, from 2 to 1,000,000.
     method : {"percentile", "basic", "bca"}, default="percentile"
         Percentile interval, basic (reverse percentile) interval, or the
         bias-corrected and accelerated interval (scipy's default).
     seed : int, numpy.random.Generator or None, default=None
         Source of randomness; an int makes the result reproducible.
+    user_col : str, default="user"
+        Column of user ids in a table (a pandas DataFrame without it uses
+        its index).
+    metric : str, optional
+        Column of values in a table. By default the table must have exactly
+        one column besides the users.
 
     Returns
     -------
@@ -298,6 +400,12 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     method=..., rng=...)``. Resamples are drawn in batches, so memory stays
     bounded for many users.
 
+    Cost: :math:`O(\\text{n\\_resamples} \\cdot n)` time; memory
+    :math:`O(\\text{n\\_resamples})` plus batches of about two million
+    cells. ``n_resamples`` is at most ``MAX_RESAMPLES`` (1,000,000; larger
+    requests raise ``ValueError``), where the Monte Carlo error of a
+    quantile level is already below 0.0005.
+
     References
     ----------
     .. [1] Efron and Tibshirani, *An Introduction to the Bootstrap*,
@@ -311,11 +419,14 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     >>> round(ci.mean_difference, 2), ci.ci_low <= ci.mean_difference <= ci.ci_high
     (0.12, True)
     """
-    confidence = _check_confidence(confidence)
+    confidence = check_open_unit("confidence", confidence)
     n_resamples = _check_resamples(n_resamples)
+    if n_resamples < 2:  # one resample has no spread: a NaN standard error
+        raise ValueError("n_resamples must be at least 2 for a bootstrap interval; "
+                         f"got {n_resamples}")
     check_choice("method", method, BOOTSTRAP_METHODS)
-    rng = _rng(seed)
-    d = _paired_differences(a, b)
+    rng = check_rng(seed)
+    d = _paired_differences(a, b, user_col, metric)
     n = d.size
     estimate = float(d.mean())
     batch = max(1, _BATCH_CELLS // n)
@@ -348,27 +459,39 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     if method == "basic":
         low, high = 2 * estimate - high, 2 * estimate - low
     return BootstrapInterval(mean_difference=estimate, ci_low=low, ci_high=high,
-                             standard_error=float(means.std(ddof=1)) if n_resamples > 1
-                             else math.nan,
+                             standard_error=float(means.std(ddof=1)),
                              confidence=confidence, method=method,
                              n_resamples=n_resamples)
 
 
 def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
-                            seed=None):
+                            seed=None, user_col="user", metric=None):
     """Randomisation (sign-flip) test of the mean per-user difference.
 
     Parameters
     ----------
-    a, b : sequence of float
-        Per-user metric values of two recommenders, aligned by user.
+    a, b : pandas Series or DataFrame, Polars DataFrame, pyarrow Table, or sequence of float
+        Per-user values of a metric for two recommenders. Series are matched
+        on their index (the user ids); a table of per-user results as
+        :func:`~metrics_lib.evaluate` returns it (users as the index of a
+        pandas DataFrame, or as the ``user_col`` column of any table) is
+        matched on its users. Both must hold the same users, each once.
+        Plain sequences and arrays pair by position: ``a[i]`` and ``b[i]``
+        must belong to the same user. At least two users.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: is ``a`` better on average?
     n_resamples : int, default=9999
-        Number of random sign-flip patterns. When ``2 ** n`` is not larger,
-        every pattern is enumerated and the test is exact.
+        Number of random sign-flip patterns, from 1 to 1,000,000. When
+        ``2 ** n`` is not larger, every pattern is enumerated and the test
+        is exact.
     seed : int, numpy.random.Generator or None, default=None
         Source of randomness for the random (non-exact) test.
+    user_col : str, default="user"
+        Column of user ids in a table (a pandas DataFrame without it uses
+        its index).
+    metric : str, optional
+        Column of values in a table. By default the table must have exactly
+        one column besides the users.
 
     Returns
     -------
@@ -393,6 +516,11 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
     ``scipy.stats.permutation_test((a, b), statistic,
     permutation_type="samples")`` with ``statistic`` the mean difference.
 
+    Cost: :math:`O(\\min(2^n, \\text{n\\_resamples}) \\cdot n)` time, memory
+    in batches of about two million cells. ``n_resamples`` is at most
+    1,000,000 (larger requests raise ``ValueError``), so the exact test
+    enumerates at most :math:`2^{19}` patterns.
+
     References
     ----------
     .. [1] Smucker, Allan and Carterette, "A comparison of statistical
@@ -407,8 +535,8 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
     """
     check_choice("alternative", alternative, ALTERNATIVES)
     n_resamples = _check_resamples(n_resamples)
-    rng = _rng(seed)
-    d = _paired_differences(a, b)
+    rng = check_rng(seed)
+    d = _paired_differences(a, b, user_col, metric)
     n = d.size
     observed = float(d.mean())
     exact = n < 63 and 2 ** n <= n_resamples

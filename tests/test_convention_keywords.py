@@ -435,7 +435,7 @@ def _tm(extra):
 
 
 # (peer, peer metric (ranx: name before @), golden options, ks, our metric, keywords,
-#  scores, truth rows kept, tolerance)
+#  scores, truth rows kept (grade >= this; 0: every row), tolerance)
 GOLDEN_CASES = [
     ("ranx", "hits", {"make_comparable": True}, KS, "num_rel_ret@{k}",
      {"missing": "zero"}, "untied", 0, 1e-9),
@@ -444,23 +444,28 @@ GOLDEN_CASES = [
     ("ranx", "r-precision", {"make_comparable": True}, [None], "rprec", {}, "untied", 0,
      1e-9),
     ("rectools", "Precision", {"r_precision": True}, KS, "precision@{k}",
-     {"precision_denominator": "min_k"}, "tied", 1, 1e-9),
-    ("rectools", "MAP", {"divide_by_k": True}, KS, "map@{k}", {"denominator": "k"},
-     "tied", 1, 1e-9),
-    ("rectools", "NDCG", {}, KS, "ndcg@{k}", {"ideal": "k", "gain": "binary"}, "tied", 1,
-     1e-9),
+     {"precision_denominator": "min_k", "relevance_col": None, "missing": "zero"},
+     "tied", 0, 1e-9),
+    ("rectools", "MAP", {"divide_by_k": True}, KS, "map@{k}",
+     {"denominator": "k", "relevance_col": None, "missing": "zero"}, "tied", 0, 1e-9),
+    ("rectools", "NDCG", {}, KS, "ndcg@{k}",
+     {"ideal": "k", "gain": "binary", "relevance_col": None, "missing": "zero"}, "tied", 0, 1e-9),
     ("rectools", "NDCG", {"divide_by_achievable": True}, KS, "ndcg@{k}",
-     {"gain": "binary"}, "tied", 1, 1e-9),
+     {"gain": "binary", "relevance_col": None, "missing": "zero"}, "tied", 0, 1e-9),
     ("recommenders", "precision_at_k", {"relevancy_method": "by_threshold"}, KS,
-     "precision@{k}", {"truncate": 10, "ties": "input"}, "tied", 1, 1e-9),
+     "precision@{k}", {"truncate": 10, "ties": "input", "relevance_col": None}, "tied", 0,
+     1e-9),
     ("recommenders", "recall_at_k", {"relevancy_method": "by_threshold"}, KS,
-     "recall@{k}", {"truncate": 10, "ties": "input"}, "tied", 1, 1e-9),
+     "recall@{k}", {"truncate": 10, "ties": "input", "relevance_col": None}, "tied", 0,
+     1e-9),
     ("recommenders", "map_at_k", {"relevancy_method": "by_threshold"}, KS, "map@{k}",
-     {"truncate": 10, "ties": "input", "denominator": "min_k"}, "tied", 1, 1e-9),
+     {"truncate": 10, "ties": "input", "denominator": "min_k",
+      "relevance_col": None}, "tied", 0, 1e-9),
     ("recommenders", "ndcg_at_k", {"relevancy_method": "by_threshold"}, KS, "ndcg@{k}",
-     {"truncate": 10, "ties": "input", "gain": "binary"}, "tied", 1, 1e-9),
+     {"truncate": 10, "ties": "input", "gain": "binary",
+      "relevance_col": None}, "tied", 0, 1e-9),
     ("recommenders", "r_precision_at_k", {"relevancy_method": "top_k"}, KS, "rprec@{k}",
-     {"ties": "input", "no_hit": "nan"}, "tied", 1, 1e-9),
+     {"ties": "input", "no_hit": "nan", "relevance_col": None}, "tied", 0, 1e-9),
     ("torchmetrics", "RetrievalPrecision",
      _tm({"adaptive_k": True, "empty_target_action": "neg"}), KS, "precision@{k}",
      {"precision_denominator": "retrieved", "unjudged": "empty", "missing": "skip"},
@@ -521,7 +526,8 @@ GOLDEN_CASES = [
     ("trec_eval", "num_rel_ret", {"judged_docs_only_flag": True}, [None], "num_rel_ret",
      {"judged_only": True}, "untied", 0, 1e-9),
     ("recbole", "ndcg", {}, KS, "ndcg@{k}",
-     {"gain": "binary", "missing": "zero", "unjudged": "empty"}, "untied", 0, 1e-6),
+     {"gain": "binary", "missing": "zero", "unjudged": "empty", "relevance_col": None},
+     "untied", 0, 1e-6),
 ]
 
 
@@ -556,15 +562,15 @@ def test_keywords_reproduce_the_peers(case, corpus):
         else:
             rows = rows[rows["metric"] == metric]
         name = ours.format(k=k) if k is not None else ours.split("@")[0].split("_{")[0]
-        result = evaluate(corpus[scores], truth, [name], relevance_col="grade",
-                          **keywords)[name]
+        result = evaluate(corpus[scores], truth, [name],
+                          **{"relevance_col": "grade", **keywords})[name]
         if peer == "recommenders" and metric == "r_precision_at_k":
             # Called on one user, r_precision_at_k returns 0.0 for a user with no
             # hit in the top k (its df_hit.shape[0] == 0 guard); over many users
             # such a user is absent from df_hit_count and leaves its mean, as
             # no_hit="nan" says.
             hits = evaluate(corpus[scores], truth, [f"num_rel_ret@{k}"],
-                            relevance_col="grade", ties="input")[f"num_rel_ret@{k}"]
+                            relevance_col=None, ties="input")[f"num_rel_ret@{k}"]
             result = result.where(hits > 0, 0.0)
         assert not rows.empty, (peer, metric, k)
         assert set(rows["user"]) <= set(result.index), (peer, metric, k)

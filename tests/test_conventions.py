@@ -274,6 +274,62 @@ def test_recommenders_ndcg_keeps_truth_users_without_predictions():
     assert describe_convention("recommenders", "precision_at_k@10")["keywords"]["missing"] == "skip"
 
 
+@pytest.mark.parametrize("peer, name", [
+    ("recommenders", "precision_at_k@2"), ("recommenders", "recall_at_k@2"),
+    ("recommenders", "map_at_k@2"), ("recommenders", "ndcg_at_k@2"),
+    ("rectools", "Precision@2"), ("rectools", "Recall@2"), ("rectools", "HitRate@2"),
+    ("rectools", "MRR@2"), ("rectools", "MAP@2"), ("rectools", "NDCG@2"),
+    ("recbole", "precision@2"), ("recbole", "hit@2"), ("recbole", "mrr@2"),
+    ("recbole", "recall@2"), ("recbole", "ndcg@2")])
+def test_every_truth_row_is_relevant_as_in_the_peer(peer, name):
+    # Recommenders 1.2.1 (python_evaluation.py, merge_ranking_true_pred: merges on user
+    # and item only), RecTools 0.19.0 (rectools/metrics/base.py, merge_reco: user and
+    # item only) and RecBole 1.2.1 (general_dataloader.py, FullSortEvalDataLoader:
+    # every test interaction is a positive) count a truth row of grade 0 as relevant.
+    # Item 9 (grade 0) at rank 1 is then the only hit of user 1, whose two judged
+    # items make every metric here 1/2 or 1 and never 0: the preset, given the graded
+    # table itself, must see the hit.
+    recs = pd.DataFrame({"user": [1, 1, 1], "item": [9, 10, 11], "score": [3.0, 2.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 1], "item": [9, 12], "relevance": [0, 3]})
+    value = evaluate(recs, truth, [name], convention=peer)[name].loc[1]
+    hit_only = {"hitrate": 1.0, "hit": 1.0, "mrr": 1.0}
+    if name.split("@")[0].lower() in hit_only:
+        assert value == 1.0
+    elif "ndcg" in name.lower():  # binary gain: 1 / (1 + 1/log2(3))
+        assert value == pytest.approx(1 / (1 + 1 / np.log2(3)), abs=1e-12)
+    else:
+        assert value == 0.5
+    kind = {"precision_at_k@2": ml.precision_at_k, "Precision@2": ml.precision_at_k}
+    if name in kind:  # the per-list function with the same preset agrees
+        assert kind[name]([9, 10, 11], {9: 0, 12: 3}, 2, convention=peer) == 0.5
+
+
+def test_recommenders_graded_ndcg_reads_the_grades():
+    # ndcg_at_k(score_type="raw"/"exp") takes the rating as gain (python_evaluation.py,
+    # ndcg_at_k: df_dcg["rel"] = rating or 2**rating - 1): grade 0 adds nothing, and a
+    # user whose ratings are all 0 is 0/0 = NaN, left out of the mean
+    recs = pd.DataFrame({"user": [1, 1, 2], "item": [9, 12, 5], "score": [3.0, 2.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 1, 2], "item": [9, 12, 5], "relevance": [0, 3, 0]})
+    out = evaluate(recs, truth, ['ndcg_at_k(score_type="raw")@2',
+                                 'ndcg_at_k(score_type="exp")@2'], convention="recommenders")
+    ideal = 3 / np.log2(2)
+    assert out.iloc[0, 0] == pytest.approx((3 / np.log2(3)) / ideal, abs=1e-12)
+    assert out.iloc[0, 1] == pytest.approx((7 / np.log2(3)) / (7 / np.log2(2)), abs=1e-12)
+    assert out.loc[2].isna().all()
+
+
+def test_a_grade_column_with_every_row_relevant_is_refused():
+    # the presets that count every row read no grade column: a relevance_col= given
+    # with them would change which rows count, so it is refused by name
+    recs = pd.DataFrame({"user": [1], "item": [9], "score": [1.0]})
+    truth = pd.DataFrame({"user": [1], "item": [9], "rating": [0]})
+    for peer, name in (("recommenders", "precision_at_k@1"), ("rectools", "Precision@1"),
+                       ("recbole", "precision@1")):
+        with pytest.raises(ValueError, match="relevance_col"):
+            evaluate(recs, truth, [name], convention=peer, relevance_col="rating")
+        assert evaluate(recs, truth.drop(columns="rating"), [name],
+                        convention=peer)[name].loc[1] == 1.0
+
 def test_table_states_keywords_that_a_cut_off_changes():
     # ir-measures 0.4.3 answers RR with pytrec_eval (float32, trec_eval's order) but
     # RR@k with its msmarco provider (ir_measures/providers/msmarco_provider.py: score

@@ -216,6 +216,17 @@ def _grouped(function):
     return call, ("groups",)
 
 
+def _paired(function, **options):
+    def call(a, b, d, off):
+        users = d.lists[0]
+        x = pd.Series([float(v % 5) for v in users], index=KINDS[a][0](lift(users, off)))
+        y = pd.Series([float(v % 3) for v in reversed(users)],
+                      index=KINDS[b][0](lift(users[::-1], off)))
+        result = function(x, y, **options)
+        return round(float(getattr(result, "p_value", getattr(result, "low", 0.0))), 12)
+    return call, ("index of a", "index of b")
+
+
 CALLS = {
     **{name: _per_list(getattr(ml, name), k=5) for name in (
         "precision_at_k", "recall_at_k", "f1_at_k", "hit_at_k", "hit_count_at_k",
@@ -243,6 +254,9 @@ CALLS = {
     "doubly_robust_estimate": _bandit(ml.doubly_robust_estimate,
                                       reward_model=np.full((8, 3), 0.5)),
     "slate_ips_estimate": (_slates, ("slates",)),
+    "paired_t_test": _paired(ml.paired_t_test),
+    "paired_bootstrap_ci": _paired(ml.paired_bootstrap_ci, seed=0, n_resamples=200),
+    "paired_permutation_test": _paired(ml.paired_permutation_test, seed=0, n_resamples=200),
     "rmse": _grouped(ml.rmse),
     "mae": _grouped(ml.mae),
 }
@@ -264,8 +278,6 @@ NO_IDS = {
     **dict.fromkeys(["interleaving_credit", "interleaving_test"], "teams, clicks, counts"),
     **dict.fromkeys(["simulate_world", "sample_rankings", "load_movielens_100k"],
                     "sizes, score matrices, a cache path"),
-    **dict.fromkeys(["paired_t_test", "paired_bootstrap_ci", "paired_permutation_test"],
-                    "per-user values; their pairing by user is point 4 of issue 22"),
 }
 ID_PARAMETERS = {"recommended", "relevant", "recommended_lists", "relevant_lists",
                  "recommendations", "truth", "ranking_a", "rankings_a", "catalog",

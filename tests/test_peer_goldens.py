@@ -4,7 +4,7 @@ The golden values (``benchmarks/peers/golden/*.csv``) were computed by the peers
 themselves on a seeded corpus (``benchmarks/peers/corpus/``); regenerate them with
 ``bash benchmarks/peers/run_all.sh`` (its README). For every (peer, metric,
 options, k) group this test runs ``evaluate(..., convention=<peer>)`` and
-compares every user's value (1e-9; 1e-6 for torchmetrics, which computes in
+compares every user's value (1e-12; 1e-6 for torchmetrics and RecBole, which compute in
 float32):
 
 - on the tied corpus and the untied one where the preset says the peer's order
@@ -107,3 +107,29 @@ def test_appended_items_as_the_peer_scripts_appended_them():
                 for user, group in recs.groupby("user", sort=False)}
         for user, rows in _common.load_recs(scores).items():
             assert ours[user] == _common.append_judged(rows, truth.get(user, {}), scores)
+
+
+def test_recommenders_means_over_the_whole_tables():
+    """Recommenders' functions called once on the whole tables (how it is used) equal
+    the mean of the preset's per-user values over the same graded truth table: which
+    users count (precision: the users of both tables; ndcg_at_k: every truth user) and
+    which are NaN and left out show only here (golden/recommenders_means.csv)."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    from metrics_lib import evaluate
+
+    means = pd.read_csv(reproduce.GOLDEN / "recommenders_means.csv",
+                        dtype={"options": str})
+    assert len(means) == 2 * 60
+    bad = []
+    for row in means.itertuples(index=False):
+        name = reproduce.peer_metric_name("recommenders", row.metric, int(row.k),
+                                          json.loads(row.options))
+        recs, truth = reproduce.corpus(row.scores)
+        ours = float(evaluate(recs, truth, [name], convention="recommenders")[name].mean())
+        if not np.isclose(ours, row.value, rtol=0, atol=1e-12):
+            bad.append(f"{row.scores} {name}: Recommenders {row.value!r}, preset {ours!r}")
+    assert not bad, f"{len(bad)} of {len(means)} means differ:\n" + "\n".join(bad)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Build one virtualenv per peer library, outside the repository.
-#   VENVS=/work/venvs bash benchmarks/peers/build_venvs.sh [peer ...]
+#   VENVS=/tmp/peer-venvs bash benchmarks/peers/build_venvs.sh [peer ...]
 # Each venv gets requirements/<peer>.txt (the newest versions that satisfy it);
 # torch is pinned to 2.13.0 (CPU build) through requirements/constraints.txt and
 # installed first, so that no peer pulls another torch build.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-VENVS="${VENVS:-/work/venvs}"
+VENVS="${VENVS:-/tmp/peer-venvs}"
 PYTHON="${PYTHON:-python3.11}"
 peers=("$@")
 if [ ${#peers[@]} -eq 0 ]; then

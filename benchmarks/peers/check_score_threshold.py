@@ -1,7 +1,7 @@
 """Cross-check: the torchmetrics preset against torchmetrics itself on logits.
 
     PYTHONPATH=. .venv/bin/python benchmarks/peers/check_score_threshold.py \
-        [--python /work/venvs/peers-torchmetrics/bin/python] [--users 300]
+        [--python /tmp/peer-venvs/peers-torchmetrics/bin/python] [--users 300]
 
 The golden corpus has positive scores except for the appended judged items;
 this script draws lists of logits (negative, zero, positive and tiny values
@@ -73,7 +73,7 @@ def corpus(n_users: int, seed: int = 12):
 
 def main(argv) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--python", default="/work/venvs/peers-torchmetrics/bin/python")
+    parser.add_argument("--python", default="/tmp/peer-venvs/peers-torchmetrics/bin/python")
     parser.add_argument("--users", type=int, default=300)
     args = parser.parse_args(argv)
 

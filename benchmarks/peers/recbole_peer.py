@@ -11,8 +11,11 @@ then averages and rounds: not used here).
 Input as the Collector builds it: scores_tensor (users x items, float32; item
 0 is RecBole's padding item and gets -inf, as in full-sort evaluation), then
 torch.topk(scores_tensor, max(topk)); pos_matrix marks the positive
-(user, item) pairs (here grade >= 1: RecBole's positives are the test
-interactions); pos_len = positives per user; pos_index = pos_matrix gathered at
+(user, item) pairs: every truth row, grade 0 included, the table the preset is
+given too (RecBole's positives are the test interactions, whatever their rating
+or label: recbole/data/dataloader/general_dataloader.py,
+FullSortEvalDataLoader.__init__ adds every interaction's item to positive_item);
+pos_len = positives per user; pos_index = pos_matrix gathered at
 the top-k. Adaptation: RecBole scores every item, our lists are short; items
 not recommended get -inf and, when topk reaches into them (lists shorter than
 20), they are never counted as hits. torch.topk's order of equal scores is
@@ -55,9 +58,8 @@ def main() -> None:
         for r, u in enumerate(users):
             for i, s in recs.get(u, []):
                 st[r, i] = s
-            for i, gr in truth.get(u, {}).items():
-                if gr >= 1:
-                    pos[r, i] = 1
+            for i in truth.get(u, {}):  # every row is positive, grade 0 included
+                pos[r, i] = 1
         st[:, 0] = -np.inf
         _, topk_idx = torch.topk(st, maxk, dim=-1)
         pos_len = pos.sum(dim=1, keepdim=True)
@@ -89,7 +91,7 @@ def main() -> None:
                ties="torch.topk on float32 scores: the order of equal (also float32-equal) "
                     "scores is implementation-defined (not reproducible)",
                ties_reproducible=False,
-               note="Positives = grade >= 1, binary (NDCG too: RecBole's NDCG is binary, ideal "
+               note="Positives = every truth row (grade 0 included), binary (NDCG too: RecBole's NDCG is binary, ideal "
                     "over min(|R|, max(topk)) positions). Every user of the corpus is a row: "
                     "users only in the truth table have no recommendations (0); users without "
                     "a positive have pos_len 0 (see n_nan).")

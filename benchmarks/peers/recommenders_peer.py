@@ -3,13 +3,15 @@
 called on ONE user's rows at a time (the functions return a mean over users).
 
 Input: rating_pred = the user's recommendations (userID, itemID, prediction);
-rating_true = the user's truth rows with grade >= 1 (userID, itemID, rating =
-grade): Recommenders treats every rating_true row as relevant, so grade-0 rows
-are left out. Ranking: get_top_k_items, sort_values([user, prediction],
+rating_true = ALL the user's truth rows (userID, itemID, rating = grade 0-3), the
+table the preset is given too: Recommenders treats every rating_true row as
+relevant, grade 0 included (merge_ranking_true_pred merges on user and item
+only), and ndcg_at_k's score_type="raw"/"exp" take the rating as the gain
+(a user whose ratings are all 0 then has an ideal DCG of 0: NaN). Ranking: get_top_k_items, sort_values([user, prediction],
 ascending=[True, False]) then cumcount: pandas' multi-key sort is stable, so
 tied scores keep the input (file) order: reproducible (``ties="input"``).
 
-Users are scored only when they have both predictions and relevant truth rows
+Users are scored only when they have both predictions and truth rows
 (merge_ranking_true_pred keeps the common users; called on a user outside that
 set the functions return 0.0, which is not a per-user value, so no row). A
 user with no hit gets 0.0 (the ``df_hit.shape[0] == 0`` guard); in a mean over
@@ -57,7 +59,7 @@ def main() -> None:
     for scores in SCORES:
         recs = load_recs(scores)
         for u, rows in recs.items():
-            rel = {i: gr for i, gr in truth.get(u, {}).items() if gr >= 1}
+            rel = truth.get(u, {})  # every grade, 0 included: the preset's table
             if not rel:
                 continue
             pred = pd.DataFrame({"userID": u, "itemID": [i for i, _ in rows],
@@ -71,13 +73,42 @@ def main() -> None:
                ties="input: get_top_k_items sorts with pandas sort_values on [user, prediction] "
                     "(stable lexsort), so tied scores keep the file order; reproducible",
                ties_reproducible=True,
-               note="One call per user; users without predictions or without a grade >= 1 row "
-                    "are left out (the functions return 0.0 for them, not a value). A user with "
+               note="One call per user on all its truth rows (grades 0-3); users without "
+                    "predictions or without truth rows are left out (the functions return 0.0 for them, not a value). A user with "
                     "no hit gets 0.0. r_precision_at_k is NaN for a user whose hits all lie "
                     "below rank |R| (an empty groupby divided by the user's count), and such "
                     "users drop out of its mean. ndcg_at_k default score_type='binary', discfun 'loge' "
                     "(cancels in the ratio). by_threshold: threshold=10 items, whatever k.")
     g.write()
+    write_means(truth)
+
+
+def write_means(truth) -> None:
+    """golden/recommenders_means.csv: each function called ONCE on the whole tables.
+
+    That is how Recommenders is used, and what its means are made of: which users
+    count (precision_at_k, recall_at_k, map: the n_users common to both tables;
+    ndcg_at_k: every user of rating_true, those without predictions at 0) and
+    which are NaN and left out (r_precision_at_k; ndcg_at_k's raw/exp users whose
+    ratings are all 0) cannot be seen in per-user calls.
+    """
+    import csv
+
+    true = pd.DataFrame([(u, i, gr) for u, d in truth.items() for i, gr in d.items()],
+                        columns=["userID", "itemID", "rating"])
+    rows = []
+    for scores in SCORES:
+        pred = pd.DataFrame([(u, i, s) for u, lst in load_recs(scores).items()
+                             for i, s in lst], columns=["userID", "itemID", "prediction"])
+        for name, fn, k, opt in configs():
+            value = float(fn(true, pred, k=k, **opt))
+            rows.append([scores, name, json.dumps(opt, sort_keys=True), k, repr(value)])
+    from _common import HERE
+    with open(HERE / "golden" / "recommenders_means.csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["scores", "metric", "options", "k", "value"])
+        w.writerows(rows)
+    print(f"recommenders means: {len(rows)} rows")
 
 
 if __name__ == "__main__":

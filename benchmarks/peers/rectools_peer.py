@@ -3,8 +3,10 @@
 Sources (RecTools, rectools/metrics/classification.py Precision, Recall,
 HitRate; rectools/metrics/ranking.py MAP, NDCG, MRR; calc_per_user of each).
 
-Input: interactions = truth rows with grade >= 1 (user_id, item_id): RecTools
-treats every interaction as relevant, so grade-0 rows are left out. reco =
+Input: interactions = ALL truth rows (user_id, item_id, weight = grade 0-3), the
+table the preset is given too: RecTools treats every interaction as relevant
+whatever its weight (rectools/metrics/base.py merge_reco keeps user and item
+only). reco =
 (user_id, item_id, rank): RecTools takes RANKS, not scores, so the caller
 breaks ties; here rank = position in trec_eval's order (score descending, then
 item id as text descending), the order of corpus/recommendations_untied.csv.
@@ -45,8 +47,8 @@ def main() -> None:
     g = Golden(PEER, version("rectools"), "RecTools rectools/metrics/classification.py "
                "(Precision, Recall, HitRate) and rectools/metrics/ranking.py (MAP, NDCG, MRR), "
                "calc_per_user", extra={"pandas": pd.__version__})
-    inter = pd.DataFrame([(u, i) for u, d in truth.items() for i, gr in d.items() if gr >= 1],
-                         columns=[Columns.User, Columns.Item])
+    inter = pd.DataFrame([(u, i, float(gr)) for u, d in truth.items() for i, gr in d.items()],
+                         columns=[Columns.User, Columns.Item, Columns.Weight])
     for scores in SCORES:
         recs = load_recs(scores)
         rows = [(u, i, r + 1) for u, lst in recs.items() for r, (i, _s) in enumerate(trec_order(lst))]
@@ -60,7 +62,7 @@ def main() -> None:
                ties="RecTools takes ranks; the ranks given are trec_eval's order (score "
                     "descending, then item id as text descending); reproducible",
                ties_reproducible=True,
-               note="Relevant = grade >= 1 (binary; NDCG too). Which users get a value is "
+               note="Every interaction is relevant, grade 0 included (binary; NDCG too). Which users get a value is "
                     "RecTools' choice: see users_left_out. NDCG's default ideal is k relevant "
                     "items whatever |R| (divide_by_achievable=False).")
     g.write()

@@ -35,9 +35,9 @@ PEER_FILES = ("trec_eval", "ir_measures", "ranx", "recbole", "recommenders", "re
               "sklearn", "torchmetrics")
 # golden file -> preset that reproduces it
 PRESET_OF = {"trec_eval": "pytrec_eval"}
-# peers that compute in float32: values compared to 1e-6, others to 1e-9
+# peers that compute in float32: values compared to 1e-6, others to 1e-12
 FLOAT32 = {"torchmetrics": 1e-6, "recbole": 1e-6}
-TOL = 1e-9
+TOL = 1e-12
 # Options that describe how the peer script prepared its input, not a convention.
 INPUT_OPTIONS = ("candidates",)
 
@@ -238,6 +238,12 @@ PARTIAL = {
         "below rank |R|; in a call on many users both are NaN and left out of the mean, "
         "which is the preset's no_hit='nan'",
         lambda peer, ours: (peer == 0.0) & np.isnan(ours)),
+    **{("recommenders", "ndcg_at_k", (("score_type", score_type),)): (
+        "score_type='raw'/'exp' take the rating as the gain: a user whose ratings are all 0 "
+        "has an ideal DCG of 0, and 0/0 = NaN leaves it out of ndcg_at_k's mean over many "
+        "users (the preset's empty='nan'); called on that user alone, the "
+        "`df_hit.shape[0] == 0` guard returns 0.0 when no rated item is in the top k",
+        lambda peer, ours: (peer == 0.0) & np.isnan(ours)) for score_type in ("raw", "exp")},
 }
 
 

@@ -3,11 +3,11 @@
 # the corpus, each peer's golden values, and golden/manifest.json.
 #   bash benchmarks/peers/run_all.sh                 # all eight peers
 #   bash benchmarks/peers/run_all.sh ranx sklearn    # some peers only
-# Environment: VENVS (default /work/venvs), PYTHON (default python3.11),
+# Environment: VENVS (default /tmp/peer-venvs), PYTHON (default python3.11),
 # TREC_EVAL (optional path of a trec_eval binary to cross-check pytrec_eval).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-VENVS="${VENVS:-/work/venvs}"
+VENVS="${VENVS:-/tmp/peer-venvs}"
 peers=("$@")
 if [ ${#peers[@]} -eq 0 ]; then
   peers=(trec_eval ranx sklearn recommenders recbole torchmetrics ir_measures rectools)
