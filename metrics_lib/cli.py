@@ -5,19 +5,37 @@ measures this library computes: same options, same measure names, same
 output (``%-22s\\t%s\\t%6.4f`` lines, ``runid`` and ``num_q`` first), same
 queries, same tie order. With no ``-m`` it prints trec_eval's default
 ("official") table. The values come from :func:`metrics_lib.evaluate`.
+
+The command line and the files are read as trec_eval 10.0 reads them
+(``trec_eval.c``, ``meas_init.c``, ``get_qrels.c``, ``get_trec_results.c``):
+the parameters of a measure come from the first ``-m name.params`` naming it;
+cut-offs, ``-l`` and ``-M`` are read by ``atol`` (``P.5.0`` is ``P_5``),
+recall levels by ``atof`` and printed ``%3.2f``; duplicate or non-positive
+cut-offs stop with exit code 2, an unknown measure or option with 1, a query
+of the qrels missing from the run (without ``-c``) or a document listed twice
+with 4. Exit codes are trec_eval's; where trec_eval crashes or prints
+uninitialised memory (a negative ``-M``, a qrels file that ends with a comment
+line), and for a ``nan`` score and ``ndcg`` gain parameters, the command
+line stops with a message instead. A negative ``-l`` gives trec_eval's
+numbers (ranked unjudged documents count as relevant, ``num_rel`` does not
+count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
+computes the measures of that set offered here (a note on stderr says so).
+``tests/test_trec_cli_grammar.py`` compares both programs on generated command
+lines and files.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 import numpy as np
 import pandas as pd
 
 from .evaluate import TIES, evaluate
-from .trec import _qrels_columns, _run_columns, _source
+from .trec import _atof, _atol, _qrels_columns, _run_columns, _source
 
 __all__ = ["main", "build_parser"]
 
@@ -40,6 +58,28 @@ _CUT_LIBRARY = {"P": "P@{}", "recall": "recall@{}", "ndcg_cut": "ndcg@{}",
 _MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
 
 
+# Every measure of trec_eval 10.0 (measures.c, te_trec_measures), for telling
+# a name trec_eval does not know (exit 1, as trec_eval) from one it knows and
+# this drop-in does not compute (refused, exit 1, with the list offered).
+_TREC_EVAL_MEASURES = frozenset((
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+    "iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg "
+    "binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success "
+    "set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret "
+    "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp "
+    "prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret "
+    "prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp "
+    "prefs_avgjg_imp map_avgjg P_avgjg Rprec_mult_avgjg yaap rbp rbp_resid unj").split())
+# measures.c, trec_names ("-m all_trec"): the ones offered here are computed,
+# and a note on stderr says so.
+_ALL_TREC = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+             "iprec_at_recall P relstring recall unj rbp rbp_resid infAP gm_bpref utility "
+             "11pt_avg ndcg relative_P Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg "
+             "binG G set_P set_recall set_relative_P set_map set_F "
+             "num_nonrel_judged_ret").split()
+_NICKNAMES = {"official": _OFFICIAL, "all_trec": tuple(n for n in _ALL_TREC if n in _TABLE)}
+
+
 class _Refused(Exception):
     """An error trec_eval reports with this exit code."""
 
@@ -48,58 +88,131 @@ class _Refused(Exception):
         self.code = code
 
 
-def _atol(text: str) -> int:
-    """C's atol: the leading integer of ``text`` (0 if none)."""
-    text = text.strip()
-    sign, digits = 1, ""
-    if text[:1] in "+-":
-        sign, text = (-1 if text[0] == "-" else 1), text[1:]
-    for char in text:
-        if not char.isdigit():
-            break
-        digits += char
-    return sign * int(digits) if digits else 0
+def _offered() -> str:
+    return ", ".join(["official", "all_trec", *_TABLE])
 
 
-def _parse_measures(specs) -> dict[str, tuple]:
-    """``-m`` arguments -> {trec_eval measure: parameters} in table order."""
-    chosen: dict[str, tuple | None] = {}
+def _mark_measures(specs):
+    """trec_eval.c ``mark_measure``: the marked measures and the (name, params) list.
+
+    ``-m name.params`` records its parameters (an empty list after the ``.``
+    stops trec_eval with exit 1); a nickname marks its measures; an unknown
+    name stops with exit 1. Returns (marked names, [(name, params)], notes).
+    """
+    marked, arguments, notes = set(), [], []
     for spec in specs:
-        name, _, params = spec.partition(".")
-        names = _OFFICIAL if name == "official" else (name,)
-        for one in names:
-            if one not in _TABLE:
-                offered = ", ".join(["official", *_TABLE])
-                raise _Refused(f"trec_eval: illegal measure '{spec}' (this drop-in "
-                               f"offers: {offered})", 1)
-            default = _TABLE[one]
-            if params and one == name and isinstance(default, tuple):
-                if one == "iprec_at_recall":
-                    values = tuple(float(p) for p in params.split(",") if p)
-                else:
-                    values = tuple(_atol(p) for p in params.split(",") if p)
-                chosen[one] = tuple(sorted(set(values)))
-            elif params and one == name:
-                raise _Refused(f"trec_eval: illegal measure '{spec}' ({one} takes "
-                               "no parameters)", 1)
-            else:
-                chosen.setdefault(one, default if isinstance(default, tuple) else None)
-    return {name: chosen[name] for name in _TABLE if name in chosen}
+        name, dot, params = spec.partition(".")
+        if dot:
+            if not params:
+                raise _Refused(f"trec_eval: improper measure in parameter '{name}' "
+                               f"(-m {spec}: nothing after the '.')", 1)
+            arguments.append((name, params))
+        if name in _NICKNAMES:
+            marked.update(_NICKNAMES[name])
+            if name == "all_trec":
+                notes.append("note: -m all_trec computes the measures of trec_eval's "
+                             "all_trec that this drop-in offers ("
+                             + ", ".join(_NICKNAMES[name]) + "); the others are not printed")
+        elif name in _TABLE:
+            marked.add(name)
+        elif name in _TREC_EVAL_MEASURES or name in ("set", "all_prefs", "prefs", "qrels_jg"):
+            raise _Refused(f"trec_eval: measure '{name}' (-m {spec}) is trec_eval's but "
+                           f"not computed by this drop-in (offered: {_offered()})", 1)
+        else:
+            raise _Refused(f"trec_eval: illegal measure '{spec}' (this drop-in "
+                           f"offers: {_offered()})", 1)
+    return marked, arguments, notes
 
 
-def _columns(measures) -> list[tuple[str, str]]:
-    """(printed name, library metric) for every per-query value, in order."""
+def _cutoffs(name: str, params: str, read):
+    """meas_init.c ``get_long_cutoffs``/``get_double_cutoffs``: sorted, unique."""
+    values = sorted(read(part) for part in params.split(","))
+    if any(v != v or math.isinf(v) for v in values):
+        raise _Refused(f"trec_eval: measure '{name}.{params}': a recall level must be a "
+                       "finite number", 2)
+    if read is _atol and values[0] <= 0:
+        raise _Refused(f"trec_eval: Negative cutoff detected in '{name}.{params}' "
+                       "(cut-offs are read by atol and must be >= 1)", 2)
+    if any(a == b for a, b in zip(values, values[1:])):
+        raise _Refused(f"trec_eval: duplicate cutoffs detected in '{name}.{params}'", 2)
+    return tuple(values)
+
+
+def _check_pairs(params: str) -> None:
+    """meas_init.c ``get_param_pairs`` on ``ndcg.<grade>=<gain>,...``: always refused."""
+    last = ","
+    for char in params:
+        if char in ",=":
+            if char == last:
+                last = ","
+                break
+            last = char
+    if last != "=":
+        raise _Refused(f"trec_eval: malformed pair parameters in '{params}' (ndcg takes "
+                       "grade=gain pairs)", 2)
+    raise _Refused(f"trec_eval: -m ndcg.{params}: gain values for ndcg are not "
+                   "offered by this drop-in (its gain is the grade)", 1)
+
+
+def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
+    """``-m`` arguments -> ({trec_eval measure: parameters} in table order, notes).
+
+    As trec_eval 10.0: the parameters of a measure are those of the first
+    ``-m name.params`` that names it (meas_init.c ``te_init_meas_*`` take the
+    first match), whatever other ``-m`` say; a measure without parameters
+    (``map.5``) ignores them; errors in the parameters stop with exit 2, and
+    only after every ``-m`` was marked (exit 1 first), as trec_eval does.
+    """
+    marked, arguments, notes = _mark_measures(specs)
+    chosen = {}
+    for name in _TABLE:
+        if name not in marked:
+            continue
+        params = next((p for n, p in arguments if n == name), None)
+        default = _TABLE[name]
+        if name == "ndcg" and params is not None:
+            _check_pairs(params)
+        if not isinstance(default, tuple):
+            chosen[name] = None
+        elif params is None:
+            chosen[name] = default
+        else:
+            chosen[name] = _cutoffs(name, params,
+                                    _atof if name == "iprec_at_recall" else _atol)
+    return chosen, notes
+
+
+def _iprec_names(levels):
+    """(printed name, library metric, level above 1 or None) per recall level.
+
+    meas_init.c ``append_double``: ``"%s_%3.2f"`` into strlen(name) + 10 bytes,
+    so at most 9 characters follow the measure name. m_iprec_at_recall.c aims
+    at the ``lround(p * R)``-th relevant document: a level below 0 gives level
+    0's value; a level above 1 gives level 1's value when ``lround(p * R) == R``
+    and 0 otherwise (see :func:`_iprec_as_trec_eval`).
+    """
+    out = []
+    for p in levels:
+        printed = ("iprec_at_recall_%3.2f" % p)[:len("iprec_at_recall") + 9]
+        level = min(max(p, 0.0), 1.0)
+        metric = "iprec_at_recall_" + np.format_float_positional(level, unique=True,
+                                                                 trim="-")
+        out.append((printed, metric, p))
+    return out
+
+
+def _columns(measures) -> list[tuple[str, str, float | None]]:
+    """(printed name, library metric, recall level or None) per per-query value, in order."""
     out = []
     for name, params in measures.items():
         if name in ("runid", "num_q"):
             continue
         if name == "iprec_at_recall":
-            out += [(f"iprec_at_recall_{r:3.2f}", f"iprec_at_recall_{r:3.2f}")
-                    for r in params]
+            out += _iprec_names(params)
         elif name in _CUT_LIBRARY:
-            out += [(f"{name}_{k}", _CUT_LIBRARY[name].format(k)) for k in params]
+            out += [(f"{name}_{k}", _CUT_LIBRARY[name].format(k), None) for k in params]
         else:
-            out.append((name, _TABLE[name]))
+            out.append((name, _TABLE[name], None))
     return out
 
 
@@ -111,15 +224,23 @@ def _as_latin1(array):
         array, pa.ChunkedArray) else _as_latin1(pa.array(array.to_pylist(), pa.string()))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with trec_eval's exit code for a bad command line (1, not 2)."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m metrics_lib",
         usage="python -m metrics_lib [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] "
               "[-m MEASURE[.PARAMS]]... QRELS RUN",
         description="trec_eval 10.0 as a drop-in: same options, measure names and "
                     "output, values from metrics_lib.evaluate. With no -m it prints "
                     "trec_eval's default table (-m official).",
-        epilog="Measures: official, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
+        epilog="Measures: official, all_trec, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall[.0.1,...], "
                "P[.5,10,...], recall[.K,...], ndcg, ndcg_cut[.K,...], map_cut[.K,...], "
                "success[.K,...]; bare P, recall, ndcg_cut and map_cut mean the cut-offs "
@@ -129,9 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
                "default is trec_eval -c with a warning, NOT trec_eval's default "
                "(missing=\"raise\"). Queries only in the "
                "run are ignored. Equal scores are ordered by document id, descending, "
-               "bytewise (trec_eval's order). Differences from trec_eval: a score or "
-               "grade that is not a number, and a nan score, are refused with "
-               "file:line where trec_eval reads them as 0.")
+               "bytewise (trec_eval's order). Scores and grades are read as trec_eval's "
+               "atof and atol read them ('5abc' is 5, 'abc' 0, '1e2' as a grade 1; a "
+               "note on stderr names the first such line). Differences from trec_eval: "
+               "a nan score, a negative -M and ndcg gain parameters are refused; "
+               "-m all_trec prints the measures offered here.")
     parser.add_argument("qrels", help="qrels file: qid iter docno relevance ('-': stdin; "
                                       "gzip recognised)")
     parser.add_argument("run", help="run file: qid Q0 docno rank score tag ('-': stdin; "
@@ -148,7 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="judged documents only: drop unjudged documents from the run")
     parser.add_argument("-l", default="1", metavar="N",
                         help="lowest grade that counts as relevant (default 1; 0 makes "
-                             "every judged document relevant)")
+                             "every judged document relevant; below 0, as in trec_eval, "
+                             "also ranked unjudged documents, which num_rel never counts)")
     parser.add_argument("-M", default=None, metavar="N",
                         help="only the top N documents of each query")
     return parser
@@ -183,9 +307,155 @@ def _ordered_codes(run_ids, qrels_ids):
     return codes[0], codes[1], values
 
 
+def _check_duplicates(users, items, queries, q_users, q_items, n_items, query_ids):
+    """form_res_rels.c: a document twice in a query's ranking or qrels stops (exit 4)."""
+    for what, u, i in (("qrels", q_users, q_items),
+                       ("run", users[np.isin(users, queries)], items[np.isin(users, queries)])):
+        keys = np.sort(u * n_items + i)
+        twice = keys[1:][keys[1:] == keys[:-1]]
+        if twice.size:
+            query = query_ids[int(twice[0] // n_items)]
+            raise _Refused(f"trec_eval: query '{query}' lists a document twice in the "
+                           f"{what} (trec_eval 10.0 stops with exit code 4: duplicate docs)",
+                           4)
+
+
+def _cut_ranking(users, items, scores, max_docs):
+    """-M: the first ``max_docs`` documents of each query in trec_eval's order."""
+    order = np.lexsort((-items, -scores, users))  # trec_eval's order per query
+    sorted_users = users[order]
+    starts = np.r_[0, np.flatnonzero(sorted_users[1:] != sorted_users[:-1]) + 1]
+    rank = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
+    return np.sort(order[rank < max_docs])
+
+
+def _library_values(recs, t_users, t_items, t_grades, metrics, level):
+    """{library metric: per-user Series} from :func:`evaluate`."""
+    common = dict(user_col="user", item_col="item", score_col="score",
+                  relevance_col="relevance", missing="zero",
+                  ties="numeric_desc" if "numeric_desc" in TIES else "item_desc")
+    values = {}
+    graded = [m for m in metrics if m.startswith("ndcg")]
+    binary = [m for m in metrics if not m.startswith("ndcg")]
+    if binary:
+        # -l 0: every judged grade >= 0 relevant
+        shift = 1 - level if level <= 0 else 0
+        truth = pd.DataFrame({"user": t_users, "item": t_items,
+                              "relevance": t_grades + shift})
+        frame = evaluate(recs, truth, binary, relevance_level=max(level, 1), **common)
+        values.update({m: frame[m] for m in binary})
+    if graded:  # trec_eval's ndcg ignores -l: gain = grade
+        truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
+        frame = evaluate(recs, truth, graded, relevance_level=1, **common)
+        values.update({m: frame[m] for m in graded})
+    return values
+
+
+def _iprec_as_trec_eval(values, p, n_rel, n_ret):
+    """m_iprec_at_recall.c around a level's values: levels outside [0, 1], and 0/0.
+
+    The target is the ``lround(p * R)``-th relevant document: above 1 it is
+    reached only when ``lround(p * R) == R`` (then level 1's value, else 0).
+    A query with no document ranked (``-J``, ``-M 0``) starts from precision
+    0/0, which stays the value of targets <= 0: NaN (printed ``-nan``).
+    """
+    aim = np.floor(p * n_rel + 0.5) if p > 0 else np.zeros(n_rel.size)
+    if p > 1:
+        values = np.where(aim == n_rel, values, 0.0)
+    return np.where((n_ret == 0) & (aim <= 0), np.nan, values)
+
+
+def _lround(x: float) -> int:
+    """C's ``lround``: nearest integer, halves away from zero."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
+    """One measure of one query as trec_eval 10.0's m_*.c compute it with ``-l`` < 0.
+
+    ``flags``: relevant or not (``rel >= -l``, unjudged documents included) in
+    rank order; ``n_rel``: judged documents (num_rel, which never counts the
+    unjudged); ``n_rel_ret``: judged documents ranked. The loops are the C
+    ones (same sums in the same order, so the same doubles).
+    """
+    kind, _, cut = metric.partition("@")
+    k = int(cut) if cut else len(flags)
+    found = sum(flags[:k])
+    if kind == "mrr":
+        return next((1.0 / (i + 1) for i, f in enumerate(flags) if f), 0.0)
+    if kind == "P":
+        return found / k
+    if kind == "hit":
+        return 1.0 if found else 0.0
+    if kind == "recall":
+        return found / n_rel if n_rel else 0.0
+    if kind == "rprec":
+        look = min(len(flags), n_rel)
+        return sum(flags[:look]) / n_rel if look else 0.0
+    if kind == "map":
+        total, so_far = 0.0, 0
+        for rank, flag in enumerate(flags[:k], start=1):
+            if flag:
+                so_far += 1
+                total += so_far / rank
+        return total / n_rel if n_rel and (so_far or cut) else 0.0
+    # iprec_at_recall (m_iprec_at_recall.c): from the bottom, the best
+    # precision so far, kept at the lround(p * R)-th relevant document
+    target = _lround(p * n_rel)
+    if target > n_rel_ret:
+        return 0.0
+    best = n_rel_ret / len(flags) if flags else math.nan
+    so_far = n_rel_ret
+    for i in range(len(flags), 0, -1):
+        if so_far <= 0:
+            break
+        best = max(best, so_far / i)
+        if flags[i - 1]:
+            if so_far == target:
+                return best
+            so_far -= 1
+    return best
+
+
+def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
+    """{column position: per-query values} of the measures ``-l`` < 0 changes.
+
+    trec_eval 10.0 then counts a ranked document that is not judged (rel -1,
+    form_res_rels.c RELVALUE_NONPOOL) or has a negative grade (rel -2) as
+    relevant when its rel is at least the level, but num_rel counts judged
+    documents only: P, recall, map, map_cut, Rprec, recip_rank, success and
+    iprec_at_recall differ from ``-l 0`` (map can exceed 1). ``missing``:
+    the ranking of a query absent from the run (-c gives it one unjudged
+    document).
+    """
+    users, items = ranked
+    q_users, q_items, grades = qrels
+    # a negative grade: in the pool but unjudged (-2); not in the qrels: -1
+    judged = dict(zip(zip(q_users.tolist(), q_items.tolist()),
+                      np.where(grades < 0, -2, grades).tolist()))
+    rel = np.array([judged.get(key, -1) for key in zip(users.tolist(), items.tolist())],
+                   dtype=np.int64)
+    starts = np.searchsorted(users, queries)
+    ends = np.searchsorted(users, queries, side="right")
+    affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)
+                if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr")
+                or m.startswith("iprec_at_recall")]
+    out = {i: np.zeros(queries.size) for i, _, _ in affected}
+    for q, (start, end) in enumerate(zip(starts, ends)):
+        rels = rel[start:end] if in_run[q] else np.array(missing, dtype=np.int64)
+        flags = (rels >= level).tolist()
+        n_rel_ret = int((rels >= 0).sum())
+        for i, metric, p in affected:
+            out[i][q] = _one_query_below_zero(flags, int(n_rel[q]), n_rel_ret, metric, p)
+    return out
+
+
 def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
               query_ids):
-    """Per-query values (index: query codes, in trec_eval's order)."""
+    """Per-query values: a frame with one column per entry of ``columns`` (by position).
+
+    The index holds the query codes, in trec_eval's order.
+    """
     users, items, scores = run
     q_users, q_items, grades = qrels
     queries = np.unique(q_users)  # sorted codes = strcmp order
@@ -197,18 +467,16 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
         raise _Refused(f"trec_eval: query '{first}' of the qrels is not in the run "
                        "(trec_eval 10.0 stops here with exit code 4; -c scores such "
                        "queries 0)", 4)
-    judged = grades >= 0  # negative: in the pool, unjudged (form_res_rels.c)
-    t_users, t_items, t_grades = q_users[judged], q_items[judged], grades[judged]
-    n_items = int(max(items.max(initial=0), t_items.max(initial=0))) + 1
+    n_items = int(max(items.max(initial=0), q_items.max(initial=0))) + 1
     # -M first, then -J: form_res_rels.c cuts the ranking at -M before it drops
     # the unjudged documents
     if max_docs is not None:
-        order = np.lexsort((-items, -scores, users))  # trec_eval's order per query
-        sorted_users = users[order]
-        starts = np.r_[0, np.flatnonzero(sorted_users[1:] != sorted_users[:-1]) + 1]
-        rank = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
-        keep = np.sort(order[rank < max_docs])
+        keep = _cut_ranking(users, items, scores, max_docs)
         users, items, scores = users[keep], items[keep], scores[keep]
+    if columns:
+        _check_duplicates(users, items, queries, q_users, q_items, n_items, query_ids)
+    judged = grades >= 0  # negative: in the pool, unjudged (form_res_rels.c)
+    t_users, t_items, t_grades = q_users[judged], q_items[judged], grades[judged]
     if judged_only:
         keep = np.isin(users * n_items + items, t_users * n_items + t_items)
         users, items, scores = users[keep], items[keep], scores[keep]
@@ -216,132 +484,167 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
         # evaluate takes finite scores; +-inf order as trec_eval's atof values
         # do, so replace every score by its position among the distinct ones.
         scores = np.unique(scores, return_inverse=True)[1].reshape(-1).astype(float)
-    result = pd.DataFrame(index=pd.Index(queries))
     # Codes are numbers ordered as the ids' bytes: numeric tie order = trec_eval's.
-    ties = "numeric_desc" if "numeric_desc" in TIES else "item_desc"
     recs = pd.DataFrame({"user": users, "item": items, "score": scores})
-    metrics = sorted({metric for _, metric in columns if metric not in _COUNTS})
+    metrics = sorted({metric for _, metric, _ in columns if metric not in _COUNTS})
     values = {}
-    if metrics and t_users.size:
-        common = dict(user_col="user", item_col="item", score_col="score",
-                      relevance_col="relevance", missing="zero", ties=ties)
-        graded = [m for m in metrics if m.startswith("ndcg")]
-        binary = [m for m in metrics if not m.startswith("ndcg")]
-        if binary:
-            # -l 0 (or below): every judged grade >= 0 relevant
-            shift = 1 - level if level <= 0 else 0
-            truth = pd.DataFrame({"user": t_users, "item": t_items,
-                                  "relevance": t_grades + shift})
-            frame = evaluate(recs, truth, binary, relevance_level=max(level, 1), **common)
-            values.update({m: frame[m] for m in binary})
-        if graded:  # trec_eval's ndcg ignores -l: gain = grade
-            truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
-            frame = evaluate(recs, truth, graded, relevance_level=1, **common)
-            values.update({m: frame[m] for m in graded})
-    for printed, metric in columns:
-        if metric in _COUNTS:
-            continue
-        value = values.get(metric)
-        result[printed] = (0.0 if value is None
-                           else value.reindex(queries).fillna(0.0).to_numpy())
-    if "num_ret" in result.columns or any(m == "num_ret" for _, m in columns):
-        result["num_ret"] = np.bincount(np.searchsorted(queries, users),
-                                        minlength=queries.size)
-    if any(m == "num_rel" for _, m in columns):
-        rel = t_grades >= max(level, 0)
-        result["num_rel"] = np.bincount(np.searchsorted(queries, t_users[rel]),
-                                        minlength=queries.size)
-    if any(m == "num_rel_ret" for _, m in columns):
-        rel = t_grades >= max(level, 0)
-        hit = np.isin(users * n_items + items, t_users[rel] * n_items + t_items[rel])
-        result["num_rel_ret"] = np.bincount(np.searchsorted(queries, users[hit]),
-                                            minlength=queries.size)
+    if metrics and t_users.size and users.size:
+        values = _library_values(recs, t_users, t_items, t_grades, metrics, level)
+    relevant = t_grades >= max(level, 0)
+    n_rel = np.bincount(np.searchsorted(queries, t_users[relevant]), minlength=queries.size)
+    table = {}
+    n_ret = np.bincount(np.searchsorted(queries, users), minlength=queries.size)
+    if complete:  # trec_eval.c ranks one unjudged document for a missing query
+        n_ret = np.where(in_run, n_ret, 0 if judged_only or max_docs == 0 else 1)
+    for position, (_, metric, recall_level) in enumerate(columns):
+        if metric == "num_ret":
+            table[position] = np.bincount(np.searchsorted(queries, users),
+                                          minlength=queries.size)
+        elif metric == "num_rel":
+            table[position] = n_rel
+        elif metric == "num_rel_ret":
+            hit = np.isin(users * n_items + items,
+                          t_users[relevant] * n_items + t_items[relevant])
+            table[position] = np.bincount(np.searchsorted(queries, users[hit]),
+                                          minlength=queries.size)
+        else:
+            value = values.get(metric)
+            table[position] = (np.zeros(queries.size) if value is None
+                               else value.reindex(queries).fillna(0.0).to_numpy())
+            if recall_level is not None:
+                table[position] = _iprec_as_trec_eval(table[position], recall_level, n_rel,
+                                                      n_ret)
+    if level < 0:
+        order = np.lexsort((-items, -scores, users))  # trec_eval's ranking
+        missing = [] if judged_only or max_docs == 0 else [-1]
+        table.update(_below_zero((users[order], items[order]), queries, in_run, missing,
+                                 (q_users, q_items, grades), level, columns, n_rel))
+    result = pd.DataFrame(table, index=pd.Index(queries), columns=range(len(columns)))
     if not complete:
         result = result.loc[queries[in_run]]
     return result
+
+
+def _lenient_note(name: str, what: str, lenient) -> str | None:
+    """A stderr note when a field was read by C's atof/atol rules (stdout unchanged)."""
+    count, first = lenient
+    if not count:
+        return None
+    number, text, value = first
+    return (f"note: {name}:{number}: {what} {text.decode('utf-8', 'backslashreplace')!r} "
+            f"read as {value!r}, as trec_eval's {'atof' if what == 'score' else 'atol'} "
+            f"reads it ({count} such line{'s' if count > 1 else ''})")
+
+
+def _read(args, notes):
+    """Both files as trec_eval reads them: code arrays, grades, scores, tag, ids."""
+    if args.qrels == "-" and args.run == "-":
+        raise _Refused("qrels and run cannot both be standard input", 1)
+    data, name = _source(args.qrels, "qrels")
+    q_users, q_items, grades, q_encoding, lenient = _qrels_columns(data, name, exact=True)
+    notes.append(_lenient_note(name, "grade", lenient))
+    data, name = _source(args.run, "run")
+    if isinstance(data, (bytes, bytearray)) and not data:
+        raise _Refused(f"trec_eval: the run file '{args.run}' is empty (trec_eval 10.0: "
+                       "Cannot read results file, exit code 2)", 2)
+    if not isinstance(data, (bytes, bytearray)) and os.path.getsize(data) == 0:
+        raise _Refused(f"trec_eval: the run file '{args.run}' is empty (trec_eval 10.0: "
+                       "Cannot read results file, exit code 2)", 2)
+    r_users, r_items, scores, tag, r_encoding, lenient = _run_columns(data, name, exact=True)
+    notes.append(_lenient_note(name, "score", lenient))
+    encoding = "utf-8"
+    if "latin-1" in (q_encoding, r_encoding):
+        encoding = "latin-1"  # one file is not UTF-8: read both as bytes
+        q_users, q_items, r_users, r_items = (
+            _as_latin1(a) if e == "utf-8" else a
+            for a, e in ((q_users, q_encoding), (q_items, q_encoding),
+                         (r_users, r_encoding), (r_items, r_encoding)))
+    users, t_users, query_ids = _ordered_codes(r_users, q_users)
+    items, t_items, _ = _ordered_codes(r_items, q_items)
+    return (users, items, scores), (t_users, t_items, grades), tag, query_ids.to_pylist(), \
+        encoding
+
+
+def _options(args):
+    """-m, -M and -l as trec_eval reads them (trec_eval.c ``main``: atol)."""
+    measures, notes = _parse_measures(args.measures or ["official"])
+    max_docs = None if args.M is None else _atol(args.M)
+    if max_docs is not None and max_docs < 0:
+        raise _Refused(f"-M {args.M}: the number of documents per query must be >= 0 "
+                       "(trec_eval 10.0 crashes on a negative -M)", 1)
+    level = _atol(args.l)
+    if level < 0:
+        notes.append(f"note: -l {args.l}: trec_eval 10.0 counts ranked documents "
+                     "that are not judged (or judged negative) as relevant but not in "
+                     "num_rel, so map, recall and Rprec can exceed 1")
+    return measures, notes, max_docs, level
+
+
+def _summary(name, values, complete, grades):
+    """The "all" value of one column (meas_avg.c and the measures' own averages)."""
+    if name == "gm_map":
+        return math.exp(np.log(np.maximum(values, _MIN_GEO_MEAN)).mean()) if len(values) else 0.0
+    if name == "num_rel" and complete:
+        # m_num_rel.c te_calc_avg_num_rel: with -c the summary recounts the
+        # qrels lines with grade > 0, whatever -l, -J or -M say.
+        return int((grades > 0).sum())
+    if name in _COUNTS:
+        return values.sum()
+    return values.mean() if len(values) else 0.0
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+    notes = []
     try:
-        measures = _parse_measures(args.measures or ["official"])
-        max_docs = None if args.M is None else _atol(args.M)
-        if args.qrels == "-" and args.run == "-":
-            raise _Refused("qrels and run cannot both be standard input", 1)
-        data, name = _source(args.qrels, "qrels")
-        q_users, q_items, grades, q_encoding = _qrels_columns(data, name)
-        data, name = _source(args.run, "run")
-        r_users, r_items, scores, tag, r_encoding = _run_columns(data, name)
-        del data
-        if not len(scores):
-            raise _Refused(f"trec_eval: the run file '{args.run}' has no result line", 2)
-        encoding = "utf-8"
-        if "latin-1" in (q_encoding, r_encoding):
-            encoding = "latin-1"  # one file is not UTF-8: read both as bytes
-            q_users, q_items, r_users, r_items = (
-                _as_latin1(a) if e == "utf-8" else a
-                for a, e in ((q_users, q_encoding), (q_items, q_encoding),
-                             (r_users, r_encoding), (r_items, r_encoding)))
-        users, t_users, query_ids = _ordered_codes(r_users, q_users)
-        items, t_items, _ = _ordered_codes(r_items, q_items)
-        del r_users, r_items, q_users, q_items
-        query_ids = query_ids.to_pylist()
+        measures, notes, max_docs, level = _options(args)
+        run, qrels, tag, query_ids, encoding = _read(args, notes)
+        if not len(run[2]) and "runid" in measures and args.c and not args.n:
+            raise _Refused(f"trec_eval: the run file '{args.run}' has no result line, so "
+                           "no run id (trec_eval 10.0 prints uninitialised memory)", 2)
         columns = _columns(measures)
-        level = _atol(args.l)
-        if level < 0:
-            # trec_eval then counts unjudged retrieved documents (rel -1) as
-            # relevant but not in num_rel: AP above 1. Refused.
-            raise _Refused(f"-l {args.l}: the relevance level must be >= 0 (trec_eval "
-                           "10.0 gives values above 1 there)", 1)
-        result = _evaluate((users, items, scores), (t_users, t_items, grades), columns,
-                           level=level, complete=args.c, judged_only=args.J,
-                           max_docs=max_docs, query_ids=query_ids)
+        result = _evaluate(run, qrels, columns, level=level, complete=args.c,
+                           judged_only=args.J, max_docs=max_docs, query_ids=query_ids)
     except _Refused as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return error.code
     except (OSError, ValueError, TypeError) as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
+    for note in notes:
+        if note:
+            print(f"{parser.prog}: {note}", file=sys.stderr)
     # codes are in strcmp order of the query ids: trec_eval's query order
-    result.index = [query_ids[int(code)] for code in result.index]
+    qids = [query_ids[int(code)] for code in result.index]
     lines = []
 
     def line(name, qid, value):
         if isinstance(value, str):
             text = value
+        elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
+            text = "  -nan"
         elif name in _COUNTS:
             text = str(int(value))
         else:
             text = f"{value:6.4f}"
         lines.append(f"{name:<22}\t{qid}\t{text}\n")
 
-    shown = [(p, m) for p, m in columns if p != "gm_map"]
+    shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
     if args.q:
-        table = result[[p for p, _ in shown]].to_numpy()
-        for qid, row in zip(result.index, table):
-            for (printed, _), value in zip(shown, row):
-                line(printed, qid, value)
+        table = result[shown].to_numpy()
+        for qid, row in zip(qids, table):
+            for position, value in zip(shown, row):
+                line(columns[position][0], qid, value)
     if not args.n:
         if "runid" in measures:
             line("runid", "all", tag)  # the last line's tag, as trec_eval
         if "num_q" in measures:
             line("num_q", "all", str(len(result)))
-        for printed, _ in columns:
-            values = result[printed].to_numpy(float)
-            if printed == "gm_map":
-                value = (math.exp(np.log(np.maximum(values, _MIN_GEO_MEAN)).mean())
-                         if len(values) else 0.0)
-            elif printed == "num_rel" and args.c:
-                # m_num_rel.c te_calc_avg_num_rel: with -c the summary recounts
-                # the qrels lines with grade > 0, whatever -l, -J or -M say.
-                value = int((grades > 0).sum())
-            elif printed in _COUNTS:
-                value = values.sum()
-            else:
-                value = values.mean() if len(values) else 0.0
-            line(printed, "all", value)
+        for position, (printed, _, _) in enumerate(columns):
+            values = result[position].to_numpy(float)
+            line(printed, "all", _summary(printed, values, args.c, qrels[2]))
     data = "".join(lines).encode(encoding)
     if out is not None:
         out.write(data)

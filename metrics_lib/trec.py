@@ -15,7 +15,8 @@ Both are read as trec_eval 10.0 reads them (usnistgov/trec_eval,
 
 * a line whose first non-blank character is ``#`` is a comment, anywhere in
   the file (trec_eval skips a ``#`` line of a qrels file only in column 0 and
-  only one in a row; this reader is more lenient there);
+  only one in a row, and reads the line after it as a judgement; this reader is
+  more lenient there, ``python -m metrics_lib`` follows trec_eval);
 * blank lines are skipped in a run and refused in a qrels file (trec_eval
   refuses them there too: "Malformed line");
 * a run line needs at least six fields; text after the sixth is ignored, as
@@ -34,14 +35,18 @@ Both are read as trec_eval 10.0 reads them (usnistgov/trec_eval,
 Where trec_eval silently reads something as 0 (a score ``high`` or a grade
 ``yes``: ``atof``/``atol`` of text), and for ``nan`` scores (whose order
 trec_eval leaves undefined), the readers refuse the line instead, naming
-file and line: no silent wrong number. A file name ``"-"`` reads standard
-input; gzip-compressed files are recognised by their first two bytes.
+file and line: no silent wrong number. ``python -m metrics_lib``, a drop-in
+for trec_eval, reads such fields as C's ``atof``/``atol`` do (``"5abc"`` 5,
+``"0x1p3"`` 8, a grade ``"1e2"`` 1) and names the first one on stderr; it still
+refuses ``nan``. A file name ``"-"`` reads standard input; gzip-compressed
+files are recognised by their first two bytes.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import math
 import os
 import re
 import sys
@@ -55,6 +60,53 @@ _RUN_FIELDS = ("user", "q0", "item", "rank", "score", "run")
 _QRELS_FIELDS = ("user", "iteration", "item", "relevance")
 # A grade as atol reads it, restricted to plain decimal notation.
 _GRADE = re.compile(rb"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)$")
+# The longest prefix that C's strtod (so atof) reads, glibc's grammar: decimal
+# or hexadecimal (with a binary exponent) floating point, inf, infinity, nan.
+_ATOF = re.compile(rb"""[ \t\n\v\f\r]*(?P<number>[+-]?(?:
+      0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?[0-9]+)?
+    | (?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?
+    | inf(?:inity)?
+    | nan(?:\([0-9a-z_]*\))?))""", re.X | re.I)
+_ATOL = re.compile(rb"[ \t\n\v\f\r]*(?P<number>[+-]?[0-9]+)")
+_LONG_MAX = 2**63 - 1  # strtol (so glibc's atol) saturates at LONG_MAX, LONG_MIN
+
+
+def _atof(text) -> float:
+    """C's ``atof`` (``strtod``): the number at the start of ``text``, else 0.0.
+
+    ``"5abc"`` is 5.0, ``"abc"`` 0.0, ``"0x1p3"`` 8.0, ``"1e400"`` inf: what
+    trec_eval reads from a run's score field (``get_trec_results.c``).
+    Decimal and hexadecimal digits are both rounded to nearest, as glibc does.
+    """
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogateescape")
+    match = _ATOF.match(text)
+    if match is None:
+        return 0.0
+    number = match.group("number").decode("ascii").lower()
+    if "x" in number:
+        try:
+            return float.fromhex(number)
+        except OverflowError:  # strtod gives HUGE_VAL
+            return -math.inf if number.startswith("-") else math.inf
+    if "nan" in number:
+        return math.nan
+    return float(number)
+
+
+def _atol(text) -> int:
+    """C's ``atol`` (``strtol``, base 10): the leading integer of ``text``, else 0.
+
+    ``"2.7"`` is 2, ``"1e2"`` 1, ``"+3"`` 3, ``"abc"`` 0: how trec_eval reads a
+    qrels grade (``get_qrels.c``) and the values of ``-l``, ``-M`` and of
+    cut-off parameters (``trec_eval.c``, ``meas_init.c``).
+    """
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogateescape")
+    match = _ATOL.match(text)
+    if match is None:
+        return 0
+    return max(-_LONG_MAX - 1, min(_LONG_MAX, int(match.group("number"))))
 
 
 def _source(path, what: str):
@@ -178,8 +230,39 @@ def _id_type():
     return pa.dictionary(pa.int32(), pa.string())
 
 
-def _run_columns(data: bytes, name: str):
-    """(user, item, score, last run tag, encoding) with user/item as arrow arrays."""
+def _last_tag(source) -> str:
+    """The sixth field of the last non-blank line of a plain run (bytes or file name).
+
+    Reads backwards from the end until a whole line is in hand, so that a last
+    line of any length gives its whole tag (trec_eval prints the tag of the
+    last result line as ``runid``).
+    """
+    if isinstance(source, (bytes, bytearray)):
+        end = source.rstrip(b"\n")
+        line = end[end.rfind(b"\n") + 1:]
+    else:
+        with open(source, "rb") as handle:
+            position = handle.seek(0, os.SEEK_END)
+            end = b""
+            while position > 0:
+                step = min(position, 1 << 16)
+                position -= step
+                handle.seek(position)
+                end = handle.read(step) + end
+                if b"\n" in end.rstrip(b"\n"):
+                    break
+            end = end.rstrip(b"\n")
+            line = end[end.rfind(b"\n") + 1:]
+    fields = line.split()
+    return fields[5].decode("utf-8") if len(fields) >= 6 else ""
+
+
+def _run_columns(data: bytes, name: str, *, exact: bool = False):
+    """(user, item, score, last run tag, encoding, lenient) with user/item as arrow arrays.
+
+    ``exact``: read as trec_eval does (:func:`_parse_run`); ``lenient`` is
+    ``(count, first)`` of the scores read by ``atof`` rules.
+    """
     import pyarrow as pa
 
     table = _fast(data, _RUN_FIELDS, {"user": _id_type(), "item": _id_type(),
@@ -187,26 +270,20 @@ def _run_columns(data: bytes, name: str):
     if table is not None:
         scores = table.column("score").to_numpy()
         if not np.isnan(scores).any():
-            if isinstance(data, (bytes, bytearray)):
-                end = data[-4096:]
-            else:
-                with open(data, "rb") as handle:
-                    handle.seek(max(0, os.path.getsize(data) - 4096))
-                    end = handle.read()
-            last = end.rstrip(b"\n").rsplit(b"\n", 1)[-1].split()
-            tag = last[5].decode("utf-8") if len(last) >= 6 else ""
-            return (table.column("user"), table.column("item"), scores, tag, "utf-8")
+            return (table.column("user"), table.column("item"), scores,
+                    _last_tag(data), "utf-8", (0, None))
     if not isinstance(data, (bytes, bytearray)):
         data = _load(data, "run")[0]
-    frame = _parse_run(data, name)
+    frame = _parse_run(data, name, exact=exact)
     tag = frame["run"].iloc[-1] if len(frame) else ""
     return (pa.array(frame["user"].tolist(), pa.string()),
             pa.array(frame["item"].tolist(), pa.string()),
-            frame["score"].to_numpy(), tag, frame.attrs["encoding"])
+            frame["score"].to_numpy(), tag, frame.attrs["encoding"],
+            frame.attrs["lenient"])
 
 
-def _qrels_columns(data: bytes, name: str):
-    """(user, item, grade int64, encoding) with user/item as arrow arrays."""
+def _qrels_columns(data: bytes, name: str, *, exact: bool = False):
+    """(user, item, grade int64, encoding, lenient) with user/item as arrow arrays."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -214,20 +291,35 @@ def _qrels_columns(data: bytes, name: str):
                                         "relevance": pa.string()}, blank_ok=False)
     if table is not None:
         grades = table.column("relevance")
-        if pc.all(pc.match_substring_regex(grades, _GRADE.pattern.decode())).as_py():
-            values = np.trunc(pc.cast(grades, pa.float64()).to_numpy())  # atol
-            return (table.column("user"), table.column("item"),
-                    values.astype(np.int64), "utf-8")
+        if pc.all(pc.match_substring_regex(grades, r"^-?[0-9]+(\.[0-9]*)?$")).as_py():
+            # atol: the integer part, read as an integer (no float rounding)
+            whole = pc.replace_substring_regex(grades, r"\.[0-9]*$", "")
+            try:
+                values = pc.cast(whole, pa.int64()).to_numpy()
+            except (pa.ArrowInvalid, OverflowError):
+                values = None
+            if values is not None:
+                return (table.column("user"), table.column("item"),
+                        values.astype(np.int64), "utf-8", (0, None))
     if not isinstance(data, (bytes, bytearray)):
         data = _load(data, "qrels")[0]
-    frame = _parse_qrels(data, name)
+    frame = _parse_qrels(data, name, exact=exact)
     return (pa.array(frame["user"].tolist(), pa.string()),
             pa.array(frame["item"].tolist(), pa.string()),
-            frame["relevance"].to_numpy(), frame.attrs["encoding"])
+            frame["relevance"].to_numpy(), frame.attrs["encoding"],
+            frame.attrs["lenient"])
 
 
-def _parse_run(data: bytes, name: str) -> pd.DataFrame:
+def _parse_run(data: bytes, name: str, *, exact: bool = False) -> pd.DataFrame:
+    """Run lines -> frame. ``exact``: scores as ``atof`` reads them (the command line).
+
+    With ``exact`` a score that is not a number is read as C's ``atof`` reads
+    it (``"5abc"`` 5, ``"abc"`` 0) and ``frame.attrs["lenient"]`` counts such
+    lines and keeps the first, for a warning; otherwise the line is refused.
+    A ``nan`` score is refused either way (module notes).
+    """
     users, items, scores, tags = [], [], [], []
+    lenient, first = 0, None
     for number, line in enumerate(data.split(b"\n"), start=1):
         fields = line.split()
         if not fields or fields[0].startswith(b"#"):
@@ -238,7 +330,10 @@ def _parse_run(data: bytes, name: str) -> pd.DataFrame:
         try:
             score = float(fields[4])
         except ValueError:
-            score = None
+            score = _atof(fields[4]) if exact else None
+            if exact:
+                lenient += 1
+                first = first or (number, fields[4], score)
         if score is None or score != score:
             _fail(name, number, f"field 5 (score) must be a number or +-inf; got "
                   f"{fields[4].decode('utf-8', 'backslashreplace')!r}", line)
@@ -252,32 +347,73 @@ def _parse_run(data: bytes, name: str) -> pd.DataFrame:
                           "score": np.asarray(scores, dtype=float),
                           "run": pd.Series(tags, dtype=object)})
     frame.attrs["encoding"] = encoding
+    frame.attrs["lenient"] = (lenient, first)
     return frame
 
 
-def _parse_qrels(data: bytes, name: str) -> pd.DataFrame:
-    users, items, grades = [], [], []
+def _qrels_lines(data: bytes, name: str, exact: bool):
+    """(line number, line) of every qrels line that is read as a judgement.
+
+    Lenient: every line whose first non-blank byte is ``#`` is a comment.
+    ``exact``: trec_eval 10.0's rule (``get_qrels.c``, ``te_get_qrels``): a
+    line that starts with ``#`` in its first column is skipped, and the line
+    after a skipped one is always read as a judgement, ``#`` or not. A file
+    that ends with a skipped comment makes trec_eval read past its buffer
+    (a crash or garbage): refused.
+    """
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # the final newline ends the last line
+    skipped = False
     for number, line in enumerate(lines, start=1):
+        if exact:
+            if not skipped and line.startswith(b"#"):
+                skipped = True
+                continue
+            skipped = False
+        else:
+            fields = line.split()
+            if fields and fields[0].startswith(b"#"):
+                continue
+        yield number, line
+    if exact and (skipped or not lines):
+        raise ValueError(f"{name}: the qrels file ends with a comment line or has no "
+                         "judgement (trec_eval 10.0 reads past the end of its buffer "
+                         "there and crashes or reads garbage)")
+
+
+def _parse_qrels(data: bytes, name: str, *, exact: bool = False) -> pd.DataFrame:
+    """Qrels lines -> frame. ``exact``: trec_eval's comments and ``atol`` grades.
+
+    With ``exact`` a grade is read as C's ``atol`` reads it (``"1e2"`` 1,
+    ``"abc"`` 0) and ``frame.attrs["lenient"]`` counts the grades that are not
+    decimal numbers; otherwise such a line is refused.
+    """
+    users, items, grades = [], [], []
+    lenient, first = 0, None
+    for number, line in _qrels_lines(data, name, exact):
         fields = line.split()
-        if fields and fields[0].startswith(b"#"):
-            continue
         if len(fields) != 4:
             _fail(name, number, f"a qrels line has 4 fields (qid iter docno "
                   f"relevance), this one has {len(fields)}", line)
-        if not _GRADE.match(fields[3]):
+        if _GRADE.match(fields[3]):
+            grade = _atol(fields[3])
+        elif exact:
+            grade = _atol(fields[3])
+            lenient += 1
+            first = first or (number, fields[3], grade)
+        else:
             _fail(name, number, "field 4 (relevance) must be a number; got "
                   f"{fields[3].decode('utf-8', 'backslashreplace')!r}", line)
         users.append(fields[0])
         items.append(fields[2])
-        grades.append(int(float(fields[3])))  # atol: truncate toward zero
+        grades.append(grade)
     (users, items), encoding = _decode([users, items])
     frame = pd.DataFrame({"user": pd.Series(users, dtype=object),
                           "item": pd.Series(items, dtype=object),
                           "relevance": np.asarray(grades, dtype=np.int64)})
     frame.attrs["encoding"] = encoding
+    frame.attrs["lenient"] = (lenient, first)
     return frame
 
 
@@ -390,7 +526,7 @@ def read_trec_qrels(path) -> pd.DataFrame:
     2   q1   d8          2
     """
     data, name = _load(path, "qrels")
-    users, items, grades, encoding = _qrels_columns(data, name)
+    users, items, grades, encoding, _ = _qrels_columns(data, name)
     frame = pd.DataFrame({"user": users.to_pandas(), "item": items.to_pandas(),
                           "relevance": grades})
     frame.attrs["encoding"] = encoding
