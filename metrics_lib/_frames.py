@@ -26,6 +26,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._validation import show
+
 __all__ = ["column_names", "native_library", "read_columns", "result_as"]
 
 
@@ -124,7 +126,7 @@ def _as_series(nw, series, role: str, table: str, column) -> pd.Series:
             return pd.Series(_masked(values, mask), name=column, copy=False)
         return pd.Series(_numpy(series), name=column, copy=False)
     if role == "value":
-        raise TypeError(f"{table} column {column!r} must be numeric; it has dtype "
+        raise TypeError(f"{table} column {show(column)} must be numeric; it has dtype "
                         f"{_native_dtype(series)}")
     if dtype in (nw.String, nw.Categorical, nw.Enum, nw.Object):
         values = _numpy(series)
@@ -135,14 +137,16 @@ def _as_series(nw, series, role: str, table: str, column) -> pd.Series:
             values = values.astype(object)
             values[mask] = None
         return pd.Series(values, name=column, dtype=object, copy=False)
-    raise TypeError(f"{table} column {column!r} has dtype {_native_dtype(series)}; "
+    raise TypeError(f"{table} column {show(column)} has dtype {_native_dtype(series)}; "
                     "ids must be integers or strings")
 
 
 def _native_dtype(series) -> str:
-    """The column's type as its own library writes it (List(Int64), list<...>)."""
+    """The column's type as its library writes it: ``Polars List(Int64)``, ``pyarrow string``."""
     native = series.to_native()
-    return str(getattr(native, "dtype", None) or getattr(native, "type", series.dtype))
+    if (type(native).__module__ or "").startswith("polars"):
+        return f"Polars {native.dtype}"
+    return f"pyarrow {getattr(native, 'type', series.dtype)}"
 
 
 def read_columns(table: str, frame, *, ids, values) -> pd.DataFrame:
@@ -165,7 +169,12 @@ def read_columns(table: str, frame, *, ids, values) -> pd.DataFrame:
     for column in dict.fromkeys(columns):
         role = "id" if column in ids else "value"
         data[column] = _as_series(nw, selected.get_column(column), role, table, column)
-    return pd.DataFrame(data, copy=False)
+    frame = pd.DataFrame(data, copy=False)
+    # the messages of the pandas checks name the table's own dtypes
+    # (_validation.dtype_name), not those of the pandas copies
+    frame.attrs["native_dtypes"] = {column: _native_dtype(selected.get_column(column))
+                                    for column in data}
+    return frame
 
 
 def _id_array(index: pd.Index) -> np.ndarray:

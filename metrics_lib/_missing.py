@@ -13,6 +13,8 @@ import os
 import sys
 import warnings
 
+from ._validation import show
+
 __all__ = ["MissingUsersWarning", "MISSING_POLICIES", "report_missing"]
 
 # "warn": 0 with a warning (the default); "zero": 0 silently (trec_eval -c);
@@ -100,7 +102,7 @@ def report_missing(policy: str, n_missing: int, n_truth_users: int, example) -> 
     users = f"{n_missing:,} of the {n_truth_users:,} users in truth"
     if policy == "raise":
         raise ValueError(
-            f"{users} have no recommendations (user {example!r}, for one), which "
+            f"{users} have no recommendations (user {show(example)}, for one), which "
             "missing='raise' refuses (as trec_eval 10.0 does without -c); pass missing='zero' to score them 0 "
             "(trec_eval -c) or missing='skip' to leave them out")
     warnings.warn(

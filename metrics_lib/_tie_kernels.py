@@ -35,6 +35,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ._kernels import block_starts
+from ._validation import show
 
 __all__ = ["TIE_MODES", "EXPECTATION_MODES", "tie_starts", "reorder_hits",
            "TieGroups", "refuse_unsupported", "refuse_unknown_options"]
@@ -78,18 +79,18 @@ def refuse_unsupported(mode: str, kind: str, *, ideal: str = "judged",
     label = name or kind
     if kind not in _SUPPORTED[mode]:
         why = _WHY_NOT.get((mode, kind), "it is not defined for this mode")
-        raise ValueError(f"metric {label!r} is not available with ties={mode!r}: "
+        raise ValueError(f"metric {show(label)} is not available with ties={show(mode)}: "
                          f"{why}")
     if kind == "ndcg" and ideal == "retrieved":
         raise ValueError(
-            f"metric {label!r} with ideal='retrieved' is not available with "
-            f"ties={mode!r}: the ideal list is re-sorted from the items in the top "
+            f"metric {show(label)} with ideal='retrieved' is not available with "
+            f"ties={show(mode)}: the ideal list is re-sorted from the items in the top "
             "k, which are themselves random when k cuts a tie group, so the "
             "expectation is not a ratio of two expectations; use ideal='judged' "
             "or ties='best' / ties='worst'")
     if kind == "ndcg" and ideal != "judged":
-        raise ValueError(f"metric {label!r} with ideal={ideal!r} is not available "
-                         f"with ties={mode!r}; use ideal='judged' or ties='best' / "
+        raise ValueError(f"metric {show(label)} with ideal={show(ideal)} is not available "
+                         f"with ties={show(mode)}; use ideal='judged' or ties='best' / "
                          "ties='worst'")
 
 
@@ -122,7 +123,7 @@ def refuse_unknown_options(mode: str, options: dict) -> None:
                      if key not in EVALUATE_OPTIONS
                      and not (key in NEUTRAL_OPTIONS and value == NEUTRAL_OPTIONS[key]))
     if unknown:
-        raise ValueError(f"ties={mode!r} does not support the option(s) {unknown} "
+        raise ValueError(f"ties={show(mode)} does not support the option(s) {unknown} "
                          "at these values yet; use ties='best' / ties='worst' or a "
                          "fixed order")
 
@@ -356,7 +357,7 @@ class TieGroups:
             elif kind == "ap":
                 values = self._ap(mode, k, level, denominator, n_rel)
             else:  # pragma: no cover - refuse_unsupported runs first
-                raise ValueError(f"unknown binary metric {kind!r}")
+                raise ValueError(f"unknown binary metric {show(kind)}")
         return values, empty_users
 
     def _hit(self, mode, k, level):
@@ -564,16 +565,16 @@ class TieGroups:
         gain = options.get("gain", "linear")
         denominator = options.get("denominator", "relevant")
         if kind in ("dcg", "ndcg") and gain not in ("linear", "exponential"):
-            raise ValueError(f"gain={gain!r} is not available with ties={mode!r}; "
+            raise ValueError(f"gain={show(gain)} is not available with ties={show(mode)}; "
                              "use gain='linear' or 'exponential', or ties='best' / "
                              "ties='worst'")
         if kind == "ap" and denominator not in ("relevant", "min_k", "retrieved"):
-            raise ValueError(f"denominator={denominator!r} is not available with "
-                             f"ties={mode!r}; use 'relevant', 'min_k' or "
+            raise ValueError(f"denominator={show(denominator)} is not available with "
+                             f"ties={show(mode)}; use 'relevant', 'min_k' or "
                              "'retrieved', or ties='best' / ties='worst'")
         if kind == "rprec" and k is not None:
             raise ValueError(f"rprec with a cut-off is not available with "
-                             f"ties={mode!r}; use ties='best' / ties='worst'")
+                             f"ties={show(mode)}; use ties='best' / ties='worst'")
         if kind == "dcg":
             with np.errstate(over="ignore"):
                 values = self.dcg(k, options["gain"], options["log_base"])

@@ -20,11 +20,46 @@ from ._passes import min_max
 EMPTY_POLICIES = ("zero", "nan", "one", "raise")
 
 
+def show(value) -> str:
+    """``repr`` of a value for a message, numpy scalars written as Python's.
+
+    numpy 2 writes ``repr(np.float64(-1.0))`` as ``np.float64(-1.0)``; a
+    message shows the value the user knows, ``-1.0``. Containers are shown
+    element by element (a tuple of numpy ints as ``(1, 2)``).
+    """
+    if isinstance(value, np.generic):
+        return repr(value.item())
+    if type(value) in (tuple, list):
+        inner = ", ".join(show(item) for item in value)
+        if type(value) is tuple:
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        return f"[{inner}]"
+    return repr(value)
+
+
+def did_you_mean(word: str, candidates, *, suffix: str = "", cutoff: float = 0.6) -> str:
+    """``did you mean 'a' or 'b'?`` for the closest ``candidates``, or ``""``.
+
+    Closeness is difflib's ratio of matching characters (at least
+    ``cutoff``); at most three names, the closest first, each followed by
+    ``suffix`` (a cut-off such as ``"@5"``). ``candidates`` may be a mapping
+    of the text compared (lower case, say) to the name shown.
+    """
+    import difflib
+
+    shown = dict(candidates) if isinstance(candidates, Mapping) \
+        else {name: name for name in candidates}
+    close = difflib.get_close_matches(word, list(shown), n=3, cutoff=cutoff)
+    if not close:
+        return ""
+    return f"did you mean {' or '.join(repr(shown[c] + suffix) for c in close)}?"
+
+
 def check_choice(name: str, value, choices: Sequence[str]) -> str:
     """Return ``value`` if it is one of ``choices``; otherwise raise."""
     if not isinstance(value, str) or value not in choices:
         options = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{name} must be one of {options}; got {value!r}")
+        raise ValueError(f"{name} must be one of {options}; got {show(value)}")
     return value
 
 
@@ -37,7 +72,7 @@ def check_k(k, name: str = "k", allow_none: bool = True) -> int | None:
     # bool is an int subclass; k=True is almost certainly a bug, not k=1.
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(
-            f"{name} must be a positive integer or None; got {type(k).__name__} {k!r}"
+            f"{name} must be a positive integer or None; got {type(k).__name__} {show(k)}"
         )
     if k <= 0:
         raise ValueError(f"{name} must be a positive integer; got {k}")
@@ -47,7 +82,7 @@ def check_k(k, name: str = "k", allow_none: bool = True) -> int | None:
 def _check_hashable(name: str, item, position: int) -> None:
     if not isinstance(item, Hashable):
         raise TypeError(
-            f"{name} contains an unhashable id {item!r} of type "
+            f"{name} contains an unhashable id {show(item)} of type "
             f"{type(item).__name__} at position {position}; ids must be hashable "
             "(str, int, tuple, ...)"
         )
@@ -57,13 +92,21 @@ def _check_hashable(name: str, item, position: int) -> None:
         hash(item)
     except TypeError:
         raise TypeError(
-            f"{name} contains an unhashable id {item!r} at position {position}"
+            f"{name} contains an unhashable id {show(item)} at position {position}"
         ) from None
 
 
 def _as_python_id(item):
-    """numpy scalars hash like their Python twins, but keep ids plain."""
-    return item.item() if isinstance(item, np.generic) else item
+    """An id as a plain Python value: numpy and Arrow scalars unwrapped.
+
+    numpy scalars hash like their Python twins, but ids are kept plain; an
+    Arrow scalar (an item of ``list(pyarrow_array)``) equals no Python id.
+    """
+    if isinstance(item, np.generic):
+        return item.item()
+    if (type(item).__module__ or "").startswith("pyarrow") and hasattr(item, "as_py"):
+        return item.as_py()
+    return item
 
 
 def check_recommended(recommended, name: str = "recommended") -> tuple:
@@ -89,6 +132,8 @@ def check_recommended(recommended, name: str = "recommended") -> tuple:
                 f"{recommended.shape}"
             )
         items = recommended.tolist()
+    elif _is_arrow(recommended):
+        items = recommended.to_pylist()  # Arrow scalars equal no Python id
     elif isinstance(recommended, Iterable):
         items = list(recommended)
     else:
@@ -101,25 +146,40 @@ def check_recommended(recommended, name: str = "recommended") -> tuple:
         item = _as_python_id(item)
         if item in seen:
             raise ValueError(
-                f"{name} contains the id {item!r} twice, at ranks {seen[item]} "
+                f"{name} contains the id {show(item)} twice, at ranks {seen[item]} "
                 f"and {position}; a ranking lists each item once"
             )
         seen[item] = position
-    return tuple(_as_python_id(i) for i in items)
+    items = tuple(_as_python_id(i) for i in items)
+    ids_kind(name, items)
+    return items
+
+
+def _is_arrow(values) -> bool:
+    """A pyarrow Array or ChunkedArray (whose items are Arrow scalars)."""
+    return (type(values).__module__ or "").startswith("pyarrow") \
+        and hasattr(values, "to_pylist")
+
+
+def id_list(values) -> list:
+    """A collection of ids as a list of plain Python values (:func:`_as_python_id`)."""
+    if _is_arrow(values):
+        return values.to_pylist()
+    return [_as_python_id(value) for value in values]
 
 
 def check_grade(name: str, item, grade, *, allow_negative: bool = False) -> float:
     if isinstance(grade, (bool, np.bool_)) or not isinstance(grade, numbers.Real):
         raise TypeError(
-            f"{name} must map ids to numeric grades; the grade of {item!r} is "
-            f"{type(grade).__name__} {grade!r}"
+            f"{name} must map ids to numeric grades; the grade of {show(item)} is "
+            f"{type(grade).__name__} {show(grade)}"
         )
     value = float(grade)
     if math.isnan(value) or math.isinf(value):
-        raise ValueError(f"{name} has a non-finite grade {grade!r} for {item!r}")
+        raise ValueError(f"{name} has a non-finite grade {show(grade)} for {show(item)}")
     if value < 0 and not allow_negative:
         raise ValueError(
-            f"{name} has a negative grade {grade!r} for {item!r}; grades must be >= 0"
+            f"{name} has a negative grade {show(grade)} for {show(item)}; grades must be >= 0"
         )
     return value
 
@@ -142,18 +202,33 @@ def _series_grades(relevant, name: str, allow_negative: bool) -> dict:
         )
     if not relevant.index.is_unique:
         duplicated = relevant.index[relevant.index.duplicated()][0]
-        raise ValueError(f"{name} (a Series of grades) has the id {duplicated!r} twice "
+        raise ValueError(f"{name} (a Series of grades) has the id {show(duplicated)} twice "
                          "in its index")
     if relevant.isna().any():
         at = relevant.index[int(np.argmax(relevant.isna().to_numpy()))]
-        raise ValueError(f"{name} has a missing grade for {at!r}")
+        raise ValueError(f"{name} has a missing grade for {show(at)}")
     return check_relevant(dict(zip(relevant.index.tolist(), relevant.tolist())), name,
                           allow_negative=allow_negative)
 
 
 def check_relevant(relevant, name: str = "relevant", *,
-                   allow_negative: bool = False, recommended: tuple | None = None) -> dict:
+                   allow_negative: bool = False, recommended: tuple | None = None,
+                   recommended_name: str = "recommended") -> dict:
     """Validate relevance judgements and return a new ``{id: grade}`` dict.
+
+    The ids must be of one kind (:func:`ids_kind`), and of the kind of
+    ``recommended`` (named ``recommended_name`` in messages) when it is given.
+    """
+    grades = _relevant_grades(relevant, name, allow_negative, recommended)
+    if recommended is None:
+        ids_kind(name, grades)
+    else:
+        check_same_kind(recommended_name, recommended, name, grades)
+    return grades
+
+
+def _relevant_grades(relevant, name: str, allow_negative: bool, recommended) -> dict:
+    """:func:`check_relevant` without the kind check.
 
     ``relevant`` is either a mapping of id to a non-negative grade (any
     finite grade with ``allow_negative=True``), a pandas Series read the same
@@ -172,7 +247,7 @@ def check_relevant(relevant, name: str = "relevant", *,
     if isinstance(relevant, (str, bytes)):
         raise TypeError(
             f"{name} must be a collection of ids, not a {type(relevant).__name__}; "
-            f"{relevant!r} would be read letter by letter. Use [{relevant!r}]"
+            f"{show(relevant)} would be read letter by letter. Use [{show(relevant)}]"
         )
     module = type(relevant).__module__ or ""
     if module.startswith("pandas"):
@@ -194,10 +269,12 @@ def check_relevant(relevant, name: str = "relevant", *,
         raise ValueError(
             f"{name} must be one-dimensional; got an array of shape {relevant.shape}"
         )
+    if _is_arrow(relevant):
+        relevant = relevant.to_pylist()  # Arrow scalars equal no Python id
     if not isinstance(relevant, Iterable):
         raise TypeError(
             f"{name} must be a collection of relevant ids or a mapping of id to "
-            f"grade; got {type(relevant).__name__} {relevant!r}"
+            f"grade; got {type(relevant).__name__} {show(relevant)}"
         )
     items = relevant.tolist() if isinstance(relevant, np.ndarray) else list(relevant)
     _refuse_label_vector(items, name, recommended)
@@ -269,7 +346,7 @@ def check_real_array(name: str, values, *, min_size: int = 1) -> np.ndarray:
                         f"{type(values).__name__}")
     if np.isscalar(values):
         raise TypeError(f"{name} must be a 1-D sequence of numbers; got the "
-                        f"scalar {values!r}")
+                        f"scalar {show(values)}")
     try:
         array = np.array(values, dtype=float)  # np.array copies: inputs stay untouched
     except (TypeError, ValueError):
@@ -280,7 +357,7 @@ def check_real_array(name: str, values, *, min_size: int = 1) -> np.ndarray:
         raise ValueError(f"{name} is empty; at least {min_size} value(s) needed")
     if not np.all(np.isfinite(array)):
         bad = int(np.flatnonzero(~np.isfinite(array))[0])
-        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+        raise ValueError(f"{name} contains a non-finite value {show(array[bad])} at "
                          f"index {bad}")
     return array
 
@@ -298,7 +375,7 @@ def check_user_index(name: str, users) -> None:
     if users.hasnans:
         raise ValueError(f"{name} has a missing user id in its index")
     if users.has_duplicates:
-        raise ValueError(f"{name} holds user {users[users.duplicated()].tolist()[0]!r} "
+        raise ValueError(f"{name} holds user {show(users[users.duplicated()].tolist()[0])} "
                          "more than once; per-user values need one row per user")
 
 
@@ -312,11 +389,14 @@ def check_same_users(name_a: str, users_a, name_b: str, users_b) -> np.ndarray:
     only_a = users_a[where < 0]
     only_b = users_b[users_a.get_indexer(users_b) < 0]
     if len(only_a) or len(only_b):
+        # users of two kinds ("1" and 1) never match: say so rather than list them
+        check_same_kind(f"the index of {name_a}", id_list(users_a),
+                        f"the index of {name_b}", id_list(users_b))
         raise ValueError(
             f"{name_a} and {name_b} must hold the same users; {len(only_a)} user(s) "
-            f"of {name_a} are not in {name_b} {only_a[:3].tolist()!r} and "
+            f"of {name_a} are not in {name_b} {show(only_a[:3].tolist())} and "
             f"{len(only_b)} user(s) of {name_b} are not in {name_a} "
-            f"{only_b[:3].tolist()!r}; keep the common users of both first")
+            f"{show(only_b[:3].tolist())}; keep the common users of both first")
     return where
 
 
@@ -353,7 +433,7 @@ def check_binary_labels(name: str, values) -> np.ndarray:
     if not np.all((array == 0) | (array == 1)):
         bad = array[(array != 0) & (array != 1)][0]
         raise ValueError(f"{name} must contain only 0/1 (or False/True) labels; "
-                         f"found {bad!r}")
+                         f"found {show(bad)}")
     return array.astype(np.int64)
 
 
@@ -366,7 +446,7 @@ def check_count(name: str, value) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(
             f"{name} must be a non-negative integer count; got "
-            f"{type(value).__name__} {value!r}"
+            f"{type(value).__name__} {show(value)}"
         )
     if value < 0:
         raise ValueError(f"{name} must be a non-negative count; got {value}")
@@ -380,7 +460,7 @@ def check_n_jobs(n_jobs) -> int:
     """
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral):
         raise TypeError("n_jobs must be a positive integer or -1 (all CPUs); got "
-                        f"{type(n_jobs).__name__} {n_jobs!r}")
+                        f"{type(n_jobs).__name__} {show(n_jobs)}")
     if n_jobs == -1:
         return os.cpu_count() or 1
     if n_jobs <= 0:
@@ -394,11 +474,11 @@ def check_open_unit(name: str, value) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(
             f"{name} must be a number strictly between 0 and 1; got "
-            f"{type(value).__name__} {value!r}"
+            f"{type(value).__name__} {show(value)}"
         )
     result = float(value)
     if not 0.0 < result < 1.0:  # also refuses nan
-        raise ValueError(f"{name} must be strictly between 0 and 1; got {value!r}")
+        raise ValueError(f"{name} must be strictly between 0 and 1; got {show(value)}")
     return result
 
 
@@ -412,10 +492,10 @@ def check_real(name: str, value, *, low=None, high=None, low_open: bool = False,
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got "
-                        f"{type(value).__name__} {value!r}")
+                        f"{type(value).__name__} {show(value)}")
     result = float(value)
     if not math.isfinite(result):
-        raise ValueError(f"{name} must be finite; got {value!r}")
+        raise ValueError(f"{name} must be finite; got {show(value)}")
     too_low = low is not None and (result <= low if low_open else result < low)
     too_high = high is not None and (result >= high if high_open else result > high)
     if too_low or too_high:
@@ -423,13 +503,16 @@ def check_real(name: str, value, *, low=None, high=None, low_open: bool = False,
         right = ")" if high_open or high is None else "]"
         lo = "-inf" if low is None else low
         hi = "inf" if high is None else high
-        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}; got {value!r}")
+        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}; got {show(value)}")
     return result
 
 # -- DataFrame inputs (metrics_lib.evaluate, metrics_lib.trec) ---------------
 
 def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -> None:
-    """``frame`` must be a pandas DataFrame holding every one of ``columns`` once."""
+    """``frame`` must be a pandas DataFrame holding every one of ``columns`` once.
+
+    ``columns`` as in :func:`check_column_names`.
+    """
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
@@ -439,35 +522,130 @@ def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -
     check_column_names(name, list(frame.columns), columns, hint=hint)
 
 
+# What each column keyword of evaluate names, for the message of a missing column.
+_COLUMN_ROLES = {"user_col": "user ids", "item_col": "item ids", "score_col": "scores",
+                 "rank_col": "ranks", "relevance_col": "grades"}
+
+
 def check_column_names(name: str, names: list, columns, *, hint: str | None = None
                        ) -> None:
     """A table whose column names are ``names`` must hold every one of ``columns`` once.
 
     Shared by pandas, Dask, Polars and Arrow tables (metrics_lib._frames), so
     that a missing or doubled column gets the same message from each.
+    ``columns`` is a list of names, or a mapping ``{keyword: column}`` (such
+    as ``{"user_col": "user"}``), whose keyword a missing column's message
+    names as the fix; ``hint`` is a further way out.
     """
+    keywords = dict(columns) if isinstance(columns, Mapping) \
+        else {f"#{i}": column for i, column in enumerate(columns)}
+    columns = list(keywords.values())
     for column in columns:
         if not isinstance(column, str) and not isinstance(column, Hashable):
-            raise TypeError(f"column names must be hashable; got {column!r}")
-    missing = [c for c in columns if c not in names]
+            raise TypeError(f"column names must be hashable; got {show(column)}")
+    missing = [(keyword, c) for keyword, c in keywords.items() if c not in names]
     if missing:
-        message = (f"{name} has no column {missing[0]!r} (its columns are "
-                   f"{names!r})")
-        if hint:
+        keyword, column = missing[0]
+        message = (f"{name} has no column {show(column)} (its columns are "
+                   f"{show(names)})")
+        if keyword in _COLUMN_ROLES:
+            message += (f"; pass {keyword}= the name of the column of "
+                        f"{_COLUMN_ROLES[keyword]}")
+            if hint:
+                message += f", or {hint}"
+        elif hint:
             message += f"; {hint}"
         raise ValueError(message)
     for column in columns:
         # frame[column] would be a DataFrame, and which copy is meant is a guess
         count = names.count(column)
         if count > 1:
-            raise ValueError(f"{name} has {count} columns named {column!r}; rename "
+            raise ValueError(f"{name} has {count} columns named {show(column)}; rename "
                              "or drop the extra ones so that the column is unambiguous")
 
 
 # Kinds of id columns. Ids of different kinds never match, and the kind fixes
 # how ids are written as text for trec_eval's tie rule.
 ID_KINDS = ("int", "str", "bool")
-_KIND_WORDS = {"int": "integer", "str": "string", "bool": "boolean"}
+_KIND_WORDS = {"int": "integer", "str": "string", "bool": "boolean", "float": "float"}
+_TYPE_KINDS: dict = {}  # type -> kind, filled on first sight of each type
+
+
+def _type_kind(kind_of: type) -> str:
+    """The id kind of the values of one type (see :func:`ids_kind`)."""
+    kind = _TYPE_KINDS.get(kind_of)
+    if kind is None:
+        if issubclass(kind_of, (bool, np.bool_)):
+            kind = "bool"
+        elif issubclass(kind_of, numbers.Integral):  # numpy ints are registered
+            kind = "int"
+        elif issubclass(kind_of, (str, np.str_)):
+            kind = "str"
+        elif issubclass(kind_of, numbers.Real):
+            kind = "float"
+        else:
+            kind = kind_of.__name__
+        _TYPE_KINDS[kind_of] = kind
+    return kind
+
+
+def kind_words(kind: str) -> str:
+    """A kind as a message writes it (``"int"`` -> ``"integer"``)."""
+    return _KIND_WORDS.get(kind, kind)
+
+
+def kinds_differ(where_a: str, kind_a: str, where_b: str, kind_b: str) -> str:
+    """The message's text for ids of two kinds that should be one kind."""
+    return (f"{kind_words(kind_a)} ids in {where_a} but {kind_words(kind_b)} ids in "
+            f"{where_b}; ids must be of the same kind in both or nothing would match")
+
+
+def mixed_ids(what: str, kinds=None) -> TypeError:
+    """The error for one column or argument holding ids of several kinds."""
+    which = ("e.g. numbers and strings" if kinds is None
+             else " and ".join(sorted(kind_words(kind) for kind in kinds)))
+    return TypeError(f"{what} mixes ids of different types ({which}); ids must be "
+                     "of one comparable type (all numbers or all strings)")
+
+
+def ids_kind(name: str, items) -> str | None:
+    """The one kind of the ids ``items`` (Python or numpy values), or None if empty.
+
+    The kinds of :func:`check_id_column`, decided per value: integers of any
+    width, Python or numpy (nullable and pyarrow integers arrive as these),
+    are ``"int"``; ``str`` and ``numpy.str_`` are ``"str"``; booleans
+    ``"bool"``; other reals ``"float"`` (which :func:`evaluate` refuses, and
+    the per-list functions accept alone); any other type is a kind of its own,
+    named by its type. A mix is refused: ``1`` and ``"1"`` never match, and
+    ``1.0`` matches ``1`` only below 2**53.
+    """
+    types = {type(item) for item in items}
+    if any(getattr(kind_of, "wraps_id", False) for kind_of in types):
+        # a stand-in that carries an id (ranking._BelowThreshold) has its id's kind
+        items = [item.item if getattr(type(item), "wraps_id", False) else item
+                 for item in items]
+        types = {type(item) for item in items}
+    kinds = {_type_kind(kind_of) for kind_of in types}
+    if len(kinds) > 1:
+        raise mixed_ids(name, kinds)
+    return kinds.pop() if kinds else None
+
+
+def check_same_kind(name_a: str, items_a, name_b: str, items_b) -> str | None:
+    """Refuse two collections of ids of different kinds; return the kind.
+
+    ``items_a`` and ``items_b`` are ids (or their kinds, as strings from
+    :func:`ids_kind`, when the caller has them already). An empty side has no
+    kind and agrees with any.
+    """
+    kind_a = items_a if isinstance(items_a, str) or items_a is None \
+        else ids_kind(name_a, items_a)
+    kind_b = items_b if isinstance(items_b, str) or items_b is None \
+        else ids_kind(name_b, items_b)
+    if kind_a is not None and kind_b is not None and kind_a != kind_b:
+        raise TypeError("the ids differ in kind: "
+                        + kinds_differ(name_a, kind_a, name_b, kind_b))
+    return kind_a if kind_a is not None else kind_b
 
 
 def _numpy_dtype(dtype) -> np.dtype:
@@ -477,7 +655,7 @@ def _numpy_dtype(dtype) -> np.dtype:
 
 def _missing_id(name: str, series, mask) -> ValueError:
     row = series.index[int(np.argmax(mask))]
-    return ValueError(f"{name} column {series.name!r} has a missing id at row {row!r}; "
+    return ValueError(f"{name} column {show(series.name)} has a missing id at row {show(row)}; "
                       "every row needs a user and an item id (drop or fill the "
                       "missing ones first)")
 
@@ -490,6 +668,18 @@ def _object_ints(name: str, series, values: np.ndarray) -> np.ndarray:
         except OverflowError:
             continue
     return values  # negative ids and ids >= 2**63 together: Python ints stay exact
+
+
+def dtype_name(series) -> str:
+    """A column's dtype as its own library writes it, for messages.
+
+    A Polars or Arrow column reaches the checks as a pandas Series
+    (:mod:`metrics_lib._frames`), whose dtype (``object``, ``bool``) is not
+    the one the user sees; ``_frames`` records the real one (``Polars
+    String``, ``pyarrow large_string``) in the table's ``attrs``, which pandas
+    passes on to the column.
+    """
+    return series.attrs.get("native_dtypes", {}).get(series.name, str(series.dtype))
 
 
 def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
@@ -526,7 +716,8 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
         wide = kind == "u" and _numpy_dtype(dtype).itemsize == 8
         return "int", series.to_numpy(dtype=np.uint64 if wide else np.int64)
     if kind == "f":
-        raise TypeError(f"{name} column {series.name!r} holds floats ({dtype}); ids "
+        raise TypeError(f"{name} column {show(series.name)} holds floats "
+                        f"({dtype_name(series)}); ids "
                         "must be integers or strings: convert it with "
                         ".astype('int64') (a float id such as 1.0 is not the id 1 "
                         "when ties are ordered by id text, and floats lose digits "
@@ -544,9 +735,7 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
         if inferred == "boolean":
             return "bool", values.astype(bool)
         if inferred == "mixed-integer":
-            raise TypeError(f"{name} column {series.name!r} mixes ids of different "
-                            "types (e.g. numbers and strings); ids must be of one "
-                            "comparable type (all numbers or all strings)")
+            raise mixed_ids(f"{name} column {show(series.name)}")
         if inferred == "decimal" and all(value == value.to_integral_value()
                                          for value in values):
             # whole Decimals: the decimal128(20, 0) user ids of evaluate's
@@ -554,21 +743,66 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
             return "int", _object_ints(name, series,
                                        np.array([int(v) for v in values], dtype=object))
         if inferred in ("floating", "mixed-integer-float", "decimal"):
-            raise TypeError(f"{name} column {series.name!r} holds float ids; ids "
-                            "must be integers or strings")
-        raise TypeError(f"{name} column {series.name!r} holds {inferred} ids; ids "
-                        "must be integers or strings")
-    raise TypeError(f"{name} column {series.name!r} has dtype {dtype}; ids must be "
-                    "integers or strings")
+            raise TypeError(f"{name} column {show(series.name)} holds float ids "
+                            f"({dtype_name(series)}); ids must be integers or strings")
+        raise TypeError(f"{name} column {show(series.name)} holds {inferred} ids "
+                        f"({dtype_name(series)}); ids must be integers or strings")
+    raise TypeError(f"{name} column {show(series.name)} has dtype {dtype_name(series)}; "
+                    "ids must be integers or strings")
+
+
+def common_ints(a: np.ndarray, b: np.ndarray):
+    """Two integer id arrays in one dtype that compares their values exactly.
+
+    int64 and uint64 meet in int64 when the uint64 ids fit, in uint64 when the
+    int64 ids are non-negative, and as Python ints otherwise: never through
+    float64, which merges integers above 2**53.
+    """
+    if a.dtype == np.uint64 and b.dtype == np.uint64:
+        if max(a.max(initial=0), b.max(initial=0)) < 2**63:
+            return a.astype(np.int64), b.astype(np.int64)
+        return a, b
+    if a.dtype == b.dtype:
+        return a, b
+    if object not in (a.dtype, b.dtype):
+        signed, unsigned = (a, b) if a.dtype == np.int64 else (b, a)
+        if unsigned.max(initial=0) < 2**63:
+            unsigned = unsigned.astype(np.int64)
+        elif signed.min(initial=0) >= 0:
+            signed = signed.astype(np.uint64)
+        else:
+            signed, unsigned = signed.astype(object), unsigned.astype(object)
+        return (signed, unsigned) if a.dtype == np.int64 else (unsigned, signed)
+    return a.astype(object), b.astype(object)
+
+
+def id_array(name: str, array: np.ndarray) -> tuple[str, np.ndarray]:
+    """A numpy array of ids (any shape) as ``(kind, values)``.
+
+    The kinds of :func:`ids_kind` and the integer dtypes of
+    :func:`check_id_column`: integers of any width become int64, or uint64
+    for uint64, or (an object array of Python ints beyond both) stay
+    Python ints; strings, floats and booleans keep their dtype. An object
+    array holding ids of several kinds is refused.
+    """
+    kind = array.dtype.kind
+    if kind in "iu":
+        wide = kind == "u" and array.dtype.itemsize == 8
+        return "int", array.astype(np.uint64 if wide else np.int64)
+    if kind == "O":
+        found = ids_kind(name, array.ravel().tolist())
+        if found == "int":
+            return "int", _object_ints(name, None, array)
+        return found or "str", array
+    kinds = {"b": "bool", "U": "str", "f": "float", "S": "bytes"}
+    return kinds.get(kind, str(array.dtype)), array
 
 
 def check_same_id_kind(column, rec_kind: str, truth_kind: str) -> None:
     """Ids of one column must be of one kind in both tables."""
     if rec_kind != truth_kind:
-        raise TypeError(
-            f"column {column!r} holds {_KIND_WORDS[rec_kind]} ids in recommendations "
-            f"but {_KIND_WORDS[truth_kind]} ids in truth; ids must be of the same "
-            "kind in both tables or nothing would match")
+        raise TypeError(f"column {show(column)} holds "
+                        + kinds_differ("recommendations", rec_kind, "truth", truth_kind))
 
 
 def check_value_column(name: str, series, *, minimum: float | None = None,
@@ -590,15 +824,15 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
     if len(series) == 0 and dtype == object:  # an empty table built from no rows
         return np.zeros(0, dtype=np.float64)
     if (pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype)):
-        raise TypeError(f"{name} column {series.name!r} must be numeric; it has "
-                        f"dtype {dtype}")
+        raise TypeError(f"{name} column {show(series.name)} must be numeric; it has "
+                        f"dtype {dtype_name(series)}")
     if (integers_as_is and isinstance(dtype, np.dtype)
             and (dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8))):
         values = series.to_numpy()  # integers are finite; no copy
         if minimum is not None and len(values) and values.min() < minimum:
             at = int(np.argmin(values))
-            raise ValueError(f"{name} column {series.name!r} has the value "
-                             f"{np.float64(values[at])!r} at row {series.index[at]!r}; "
+            raise ValueError(f"{name} column {show(series.name)} has the value "
+                             f"{show(np.float64(values[at]))} at row {show(series.index[at])}; "
                              f"values must be >= {minimum:g}")
         return values
     if exact_integers and getattr(dtype, "kind", "f") in "iu":
@@ -606,8 +840,8 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
             mask = series.isna().to_numpy()
             if mask.any():
                 at = int(np.argmax(mask))
-                raise ValueError(f"{name} column {series.name!r} has a missing value "
-                                 f"at row {series.index[at]!r}")
+                raise ValueError(f"{name} column {show(series.name)} has a missing value "
+                                 f"at row {show(series.index[at])}")
         if dtype.kind == "u" and _numpy_dtype(dtype).itemsize == 8:
             values = series.to_numpy(dtype=np.uint64)
             return (values ^ np.uint64(1 << 63)).view(np.int64)
@@ -623,13 +857,13 @@ def check_value_column(name: str, series, *, minimum: float | None = None,
     low, high = min_max(values)
     if not (np.isfinite(low) and np.isfinite(high)):
         at = int(np.argmin(np.isfinite(values)))
-        raise ValueError(f"{name} column {series.name!r} has a non-finite value "
-                         f"{values[at]!r} at row {series.index[at]!r}")
+        raise ValueError(f"{name} column {show(series.name)} has a non-finite value "
+                         f"{show(values[at])} at row {show(series.index[at])}")
     if minimum is not None and low < minimum:
         at = int(np.argmin(values))
         if values[at] < minimum:
-            raise ValueError(f"{name} column {series.name!r} has the value "
-                             f"{values[at]!r} at row {series.index[at]!r}; values "
+            raise ValueError(f"{name} column {show(series.name)} has the value "
+                             f"{show(values[at])} at row {show(series.index[at])}; values "
                              f"must be >= {minimum:g}")
     return values
 
@@ -644,7 +878,7 @@ def check_rng(seed, name: str = "seed") -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"{name} must be None, a non-negative integer or a "
-                        f"numpy.random.Generator; got {type(seed).__name__} {seed!r}")
+                        f"numpy.random.Generator; got {type(seed).__name__} {show(seed)}")
     if seed < 0:
         raise ValueError(f"{name} must be a non-negative integer; got {seed}")
     return np.random.default_rng(int(seed))
@@ -665,7 +899,7 @@ def check_real_matrix(name: str, values, *, ndim: int = 2) -> np.ndarray:
         raise ValueError(f"{name} is empty; got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
-        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+        raise ValueError(f"{name} contains a non-finite value {show(array[bad])} at "
                          f"index {bad}")
     return array
 
@@ -678,7 +912,7 @@ def check_probabilities(name: str, array: np.ndarray, *, positive: bool = False)
         at = tuple(int(i) for i in np.argwhere(bad)[0])
         at_text = at[0] if len(at) == 1 else at
         need = "in (0, 1]" if positive else "in [0, 1]"
-        raise ValueError(f"{name} must be probabilities {need}; got {float(array[at])!r} at "
+        raise ValueError(f"{name} must be probabilities {need}; got {show(float(array[at]))} at "
                          f"index {at_text}")
     return array
 
@@ -694,7 +928,7 @@ def check_distribution_rows(name: str, array: np.ndarray, *, axis: int = -1,
         over = "its last axis" if axis == -1 else f"axis {axis}"
         raise ValueError(f"{name} must sum to 1 over {over} (each a probability "
                          f"distribution); entry {at[0] if len(at) == 1 else at} "
-                         f"sums to {float(sums[at])!r}")
+                         f"sums to {show(float(sums[at]))}")
     return array
 
 
@@ -704,23 +938,27 @@ def check_int_array(name: str, values, *, low: int = 0, high: int | None = None,
     if isinstance(values, (str, bytes, Mapping)) or values is None or np.isscalar(values):
         raise TypeError(f"{name} must be an array of integers; got {type(values).__name__}")
     array = np.array(values)
-    if array.dtype.kind == "b" or array.dtype.kind not in "iu":
-        if array.dtype.kind == "f" and array.size and np.all(np.isfinite(array)) \
+    # the kinds of ids (id_array): uint64 and Python ints stay exact until the
+    # range check, so that 2**64 + 1 is not read as 1
+    kind, array = id_array(name, array) if array.dtype.kind != "f" else ("float", array)
+    if kind != "int":
+        if kind == "float" and array.size and np.all(np.isfinite(array)) \
                 and np.all(array == np.round(array)):
-            array = array.astype(np.int64)
+            pass  # whole numbers written as floats; compared exactly below
         else:
-            raise TypeError(f"{name} must contain integers; got dtype {array.dtype}")
+            raise TypeError(f"{name} must contain integers; got dtype {array.dtype}"
+                            + ("" if array.dtype != object else
+                               f" ({kind_words(kind)} values)"))
     if array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional; got shape {array.shape}")
     if array.size == 0:
         raise ValueError(f"{name} is empty")
-    array = array.astype(np.int64)
     out = (array < low) | ((array >= high) if high is not None else False)
     if np.any(out):
         at = tuple(int(i) for i in np.argwhere(out)[0])
-        raise ValueError(f"{name} must lie in [{low}, {high}); got {array[at]} at index "
-                         f"{at[0] if len(at) == 1 else at}")
-    return array
+        raise ValueError(f"{name} must lie in [{low}, {high}); got {show(array[at])} "
+                         f"at index {at[0] if len(at) == 1 else at}")
+    return array.astype(np.int64)
 
 
 # -- convention keywords of the ranking metrics (issue 12) -------------------
@@ -738,15 +976,15 @@ def check_gain(gain, choices: Sequence[str]):
     if not isinstance(gain, Mapping):
         options = ", ".join(repr(c) for c in choices)
         raise TypeError(f"gain must be one of {options} or a mapping {{grade: gain}}; "
-                        f"got {type(gain).__name__} {gain!r}")
+                        f"got {type(gain).__name__} {show(gain)}")
     if not gain:
         raise ValueError("gain is an empty mapping: give the gain of every judged grade")
     pairs = {}
     for grade, value in gain.items():
         key = check_real("a grade (key) of the gain mapping", grade)
         if key in pairs:
-            raise ValueError(f"the gain mapping lists grade {grade!r} twice")
-        pairs[key] = check_real(f"the gain of grade {grade!r}", value, low=0)
+            raise ValueError(f"the gain mapping lists grade {show(grade)} twice")
+        pairs[key] = check_real(f"the gain of grade {show(grade)}", value, low=0)
     return tuple(sorted(pairs.items()))
 
 
@@ -772,7 +1010,7 @@ def check_truncate(truncate) -> int | None:
 def check_bool(name: str, value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {type(value).__name__} "
-                        f"{value!r}")
+                        f"{show(value)}")
     return bool(value)
 
 
@@ -820,6 +1058,6 @@ def check_scores(scores, n: int, name: str = "scores") -> np.ndarray:
                          f"got {array.size} scores for {n} items")
     if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
         bad = int(np.flatnonzero(~np.isfinite(array))[0])
-        raise ValueError(f"{name} contains a non-finite value {array[bad]!r} at "
+        raise ValueError(f"{name} contains a non-finite value {show(array[bad])} at "
                          f"index {bad}")
     return array

@@ -21,6 +21,12 @@ user (a sequence of sequences, or a 2-D array with one row per user), and an
 optional cut-off ``k`` applied to every list. Libraries disagree on several
 of these definitions; each docstring says where, and a keyword picks the
 variant.
+
+Item ids are of one kind across all lists and the other arguments that
+hold ids (``catalog``, ``interactions``, ``relevant_lists``,
+``baseline_lists``, ``history_lists``, the keys of ``features``), as in
+:func:`~metrics_lib.evaluate`: the string ``"1"`` and the integer ``1`` would
+count as two items, so a mix is refused with a ``TypeError``.
 """
 
 from __future__ import annotations
@@ -33,11 +39,15 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 
 from ._validation import (
+    show,
     check_choice,
     check_k,
     check_recommended,
     check_relevance_level,
     check_relevant,
+    check_same_kind,
+    id_list,
+    ids_kind,
 )
 
 __all__ = [
@@ -86,9 +96,14 @@ def _iter_lists(recommended_lists, k, name: str = "recommended_lists"):
     """
     outer = _check_outer(recommended_lists, name)
     n_users = 0
+    first = kind = None  # every list's ids of one kind, as in one evaluate column
     for user, items in enumerate(outer):
         try:
             items = check_recommended(items, name=f"{name}[{user}]")
+            if items and kind is None:
+                first, kind = user, ids_kind(name, items)
+            elif items:
+                check_same_kind(f"{name}[{first}]", kind, f"{name}[{user}]", items)
         except (TypeError, ValueError) as error:
             raise type(error)(f"user {user}: {error}") from None
         if k is not None:
@@ -145,7 +160,7 @@ def _check_catalog(catalog) -> set | int:
             "catalog must be a collection of item ids or a positive number of "
             f"items (ids 0..n-1); got {type(catalog).__name__}"
         )
-    ids = set(check_relevant(list(catalog), name="catalog"))
+    ids = set(check_relevant(id_list(catalog), name="catalog"))
     if not ids:
         raise ValueError("catalog is empty; the catalogue needs at least one item")
     return ids
@@ -161,12 +176,15 @@ def _in_catalog(item, catalog) -> bool:
 def _exposure_counts(recommended_lists, k, catalog):
     """Counter of how often each item is recommended (validated)."""
     counts: Counter = Counter()
+    if catalog is not None:
+        kind = "int" if isinstance(catalog, int) else ids_kind("catalog", catalog)
     for user, items in _iter_lists(recommended_lists, k):
         if catalog is not None:
+            check_same_kind(f"recommended_lists[{user}]", items, "catalog", kind)
             for item in items:
                 if not _in_catalog(item, catalog):
                     raise ValueError(
-                        f"user {user}: item {item!r} is not in the catalog"
+                        f"user {user}: item {show(item)} is not in the catalog"
                     )
         counts.update(items)
     return counts
@@ -174,7 +192,7 @@ def _exposure_counts(recommended_lists, k, catalog):
 
 def _check_per_user(per_user) -> bool:
     if not isinstance(per_user, (bool, np.bool_)):
-        raise TypeError(f"per_user must be True or False; got {per_user!r}")
+        raise TypeError(f"per_user must be True or False; got {show(per_user)}")
     return bool(per_user)
 
 
@@ -214,9 +232,10 @@ class _Similarity:
         if isinstance(features, Mapping):
             if not features:
                 raise ValueError("features is empty")
-            ids = list(features)
+            keys = list(features)
+            ids = id_list(keys)
             try:
-                rows = [np.asarray(features[i], dtype=float) for i in ids]
+                rows = [np.asarray(features[i], dtype=float) for i in keys]
             except (TypeError, ValueError):
                 raise TypeError("features must map item ids to numeric vectors") from None
             dims = {row.shape for row in rows}
@@ -227,6 +246,7 @@ class _Similarity:
             if not np.all(np.isfinite(array)):
                 raise ValueError("features contains a non-finite value")
             unit, zero = self._unit_rows(array)
+            self._kind = ids_kind("features", ids)
             self._unit_map = {item: unit[row] for row, item in enumerate(ids)}
             self._zero_ids = {item for row, item in enumerate(ids) if zero[row]}
             return
@@ -263,7 +283,7 @@ class _Similarity:
         for item in items:
             if (not isinstance(item, numbers.Integral) or isinstance(item, bool)
                     or not 0 <= item < size):
-                raise ValueError(f"item {item!r} is unknown: ids must be integers "
+                raise ValueError(f"item {show(item)} is unknown: ids must be integers "
                                  f"0..{size - 1} (one row of the matrix per item)")
             index.append(int(item))
         return np.array(index, dtype=np.intp)
@@ -275,25 +295,26 @@ class _Similarity:
             bad = items[int(np.flatnonzero(zero)[0])] if zero.any() else None
             vectors = self._unit[index]
         else:
+            check_same_kind("recommended_lists", items, "features", self._kind)
             try:
                 vectors = np.vstack([self._unit_map[item] for item in items])
             except KeyError as error:
-                raise ValueError(f"item {error.args[0]!r} is unknown: it has no "
+                raise ValueError(f"item {show(error.args[0])} is unknown: it has no "
                                  "feature vector") from None
             bad = next((item for item in items if item in self._zero_ids), None)
         if bad is not None:
-            raise ValueError(f"the features of item {bad!r} are an all-zero vector; "
+            raise ValueError(f"the features of item {show(bad)} are an all-zero vector; "
                              "its cosine similarity is undefined")
         return vectors
 
     def _call(self, a, b) -> float:
         value = self._func(a, b)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise TypeError(f"similarity({a!r}, {b!r}) must return a number; got "
+            raise TypeError(f"similarity({show(a)}, {show(b)}) must return a number; got "
                             f"{type(value).__name__}")
         value = float(value)
         if not math.isfinite(value):
-            raise ValueError(f"similarity({a!r}, {b!r}) returned {value}")
+            raise ValueError(f"similarity({show(a)}, {show(b)}) returned {value}")
         return value
 
     def pair_mean(self, items) -> float:
@@ -568,8 +589,8 @@ def _check_interactions(interactions):
         for row, pair in enumerate(interactions):
             if isinstance(pair, (str, bytes)) or not isinstance(pair, Iterable):
                 raise TypeError(f"interactions[{row}] must be a (user, item) pair; "
-                                f"got {pair!r}")
-            pair = tuple(pair)
+                                f"got {show(pair)}")
+            pair = tuple(id_list(pair))
             if len(pair) != 2:
                 raise ValueError(f"interactions[{row}] must be a (user, item) pair; "
                                  f"got {len(pair)} values")
@@ -656,7 +677,7 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
     per_user = _check_per_user(per_user)
     if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real) \
             or not math.isfinite(base) or base <= 0 or base == 1:
-        raise ValueError(f"base must be a positive number other than 1; got {base!r}")
+        raise ValueError(f"base must be a positive number other than 1; got {show(base)}")
     pairs = _check_interactions(interactions)
     for row, (user, item) in enumerate(pairs):
         for name, value in (("user", user), ("item", item)):
@@ -664,7 +685,9 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
                 hash(value)
             except TypeError:
                 raise TypeError(f"interactions[{row}] has an unhashable {name} "
-                                f"{value!r}") from None
+                                f"{show(value)}") from None
+    ids_kind("interactions (its users)", [user for user, _ in pairs])
+    item_kind = ids_kind("interactions (its items)", [item for _, item in pairs])
     if popularity == "interactions":
         counts = Counter(item for _, item in pairs)
         total = len(pairs)
@@ -675,11 +698,12 @@ def novelty(recommended_lists, interactions, *, popularity="interactions", k=Non
     log_base = math.log(base)
     sums, lengths = [], []
     for user, items in _iter_lists(recommended_lists, k):
+        check_same_kind(f"recommended_lists[{user}]", items, "interactions", item_kind)
         info = 0.0
         for item in items:
             count = counts.get(item, 0)
             if count == 0:
-                raise ValueError(f"user {user}: item {item!r} never occurs in "
+                raise ValueError(f"user {user}: item {show(item)} never occurs in "
                                  "interactions; its popularity is 0 and its "
                                  "self-information infinite")
             info -= math.log(count / total) / log_base
@@ -788,9 +812,12 @@ def serendipity(recommended_lists, relevant_lists, *, baseline_lists=None,
             raise ValueError("relevant_lists and the baseline/history lists need "
                              "one entry per user of recommended_lists")
         grades = check_relevant(rels[user], name=f"relevant_lists[{user}]")
+        listed = f"recommended_lists[{user}]"
+        check_same_kind(listed, items, f"relevant_lists[{user}]", grades)
         relevant = {i for i, g in grades.items() if g >= level}
         if sim is None:
             baseline = check_recommended(others[user], name=f"baseline_lists[{user}]")
+            check_same_kind(listed, items, f"baseline_lists[{user}]", baseline)
             if k is not None:
                 baseline = baseline[:k]
             baseline = set(baseline)
@@ -798,6 +825,7 @@ def serendipity(recommended_lists, relevant_lists, *, baseline_lists=None,
             values.append(hits / len(items))
         else:
             history = list(check_relevant(others[user], name=f"history_lists[{user}]"))
+            check_same_kind(listed, items, f"history_lists[{user}]", history)
             if not history:
                 raise ValueError(f"user {user}: history_lists[{user}] is empty; "
                                  "unexpectedness needs a history")

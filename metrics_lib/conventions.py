@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ._validation import did_you_mean, show
+
 __all__ = ["PEERS", "describe_convention", "convention_metrics", "convention_table"]
 
 
@@ -215,7 +217,8 @@ def _score_type(value) -> dict:
         return {"gain": "binary"}
     gain = {"raw": "linear", "exp": "exponential"}.get(value)
     if gain is None:
-        raise ValueError(f"recommenders' score_type is 'binary', 'raw' or 'exp'; got {value!r}")
+        raise ValueError("recommenders' score_type is 'binary', 'raw' or 'exp'; got "
+                         f"{show(value)}")
     # rel = rating (raw) or 2**rating - 1 (exp); a user whose ratings are all 0 has an
     # ideal DCG of 0 and gets 0/0 = NaN, left out of ndcg_at_k's mean (empty="nan";
     # called on that user alone, the df_hit.shape[0] == 0 guard gives 0.0 without a hit)
@@ -421,14 +424,15 @@ def _preset(peer) -> _Preset:
     try:
         return _PRESETS[peer]
     except KeyError:
-        raise ValueError(f"unknown convention {peer!r}; use one of "
+        raise ValueError(f"unknown convention {show(peer)}; use one of "
                          f"{', '.join(sorted(_PRESETS))}") from None
 
 
 def _find(preset: _Preset, name: str):
     """(metric entry, k, peer options implied by the name) for a metric name."""
     if not isinstance(name, str):
-        raise TypeError(f"metric names must be strings; got {type(name).__name__} {name!r}")
+        raise TypeError(f"metric names must be strings; got {type(name).__name__} "
+                        f"{show(name)}")
     lowered = name.strip().lower()
     implied = {}
     cut = _TREC_CUT.match(lowered)
@@ -444,7 +448,7 @@ def _find(preset: _Preset, name: str):
     else:
         match = _NAME.match(lowered)
         if match is None:
-            raise ValueError(f"convention {preset.peer!r} has no metric {name!r}")
+            raise ValueError(f"convention {show(preset.peer)} has no metric {show(name)}")
         base = match.group("base")
         k = None if match.group("k") is None else int(match.group("k"))
         if match.group("level") is not None:
@@ -460,10 +464,12 @@ def _find(preset: _Preset, name: str):
     for entry in preset.metrics:  # then ours: the peer's first metric of that kind
         if kind is not None and entry.kind == kind:
             return entry, k2, implied
-    raise ValueError(f"convention {preset.peer!r} has no metric {name!r} (a metric "
+    names = sorted({n for e in preset.metrics for n in e.names})
+    hint = did_you_mean(base, {n.lower(): n for n in names},
+                        suffix="" if k is None else f"@{k}")
+    raise ValueError(f"convention {show(preset.peer)} has no metric {show(name)} (a metric "
                      f"{preset.peer} does not define, or one the preset does not cover); "
-                     f"its metrics are "
-                     f"{', '.join(sorted({n for e in preset.metrics for n in e.names}))}")
+                     f"its metrics are {', '.join(names)}" + (f"; {hint}" if hint else ""))
 
 
 def _call_args(name: str, text: str) -> dict:
@@ -476,7 +482,7 @@ def _call_args(name: str, text: str) -> dict:
             raise ValueError
         return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
     except (SyntaxError, ValueError, TypeError):
-        raise ValueError(f"metric {name!r}: cannot read the options {text!r}; write "
+        raise ValueError(f"metric {show(name)}: cannot read the options {show(text)}; write "
                          "them as option=value, e.g. 'MAP(divide_by_k=True)@10'") from None
 
 
@@ -504,7 +510,7 @@ def _resolve(peer, name, options=None) -> dict:
     applied, by_options = {}, {}
     for option, value in opts.items():
         if option not in preset.parameters:
-            raise ValueError(f"{preset.peer} has no option {option!r} here; its options "
+            raise ValueError(f"{preset.peer} has no option {show(option)} here; its options "
                              f"are {', '.join(sorted(preset.parameters)) or 'none'}")
         changes = preset.parameters[option](value)
         applied[option] = value
@@ -684,7 +690,8 @@ def _evaluate_with_convention(evaluate, given: dict, passed: set):
                     del keywords[key]  # this version of evaluate has no such keyword
                 else:
                     raise ValueError(
-                        f"convention {peer!r} computes {name!r} with {key}={value!r}, a "
+                        f"convention {show(peer)} computes {show(name)} with "
+                        f"{key}={show(value)}, a "
                         "keyword this version of evaluate does not have")
         info["keywords"] = keywords
         described[name] = info
@@ -741,14 +748,15 @@ def _caller_keyword(preset, name, key, value, preset_value, by_options, renamed=
         return value  # the caller's own value, so that evaluate checks its type
     if key in by_options:
         raise ValueError(
-            f"metric {name!r} of convention {preset.peer!r} sets {shown}="
-            f"{preset_value!r} by its name; {shown}={value!r} contradicts it (drop "
+            f"metric {show(name)} of convention {show(preset.peer)} sets {shown}="
+            f"{show(preset_value)} by its name; {shown}={show(value)} contradicts it (drop "
             "the keyword, or change the metric's name)")
     if key in preset.free:
         return value
     raise ValueError(
-        f"convention {preset.peer!r} computes {name!r} with {shown}={preset_value!r}; "
-        f"{shown}={value!r} contradicts it (drop the keyword to keep the preset's value, "
+        f"convention {show(preset.peer)} computes {show(name)} with "
+        f"{shown}={show(preset_value)}; "
+        f"{shown}={show(value)} contradicts it (drop the keyword to keep the preset's value, "
         "or drop convention= and pass every keyword yourself: describe_convention "
         "lists them)")
 
@@ -819,7 +827,7 @@ def convention_table():
             name = entry.names[0] + ("@k" if entry.cutoff == "required" else "")
             info = _resolve(peer, entry.names[0] + ("@10" if entry.cutoff == "required"
                                                     else ""))
-            keywords = ", ".join(f"{key}={value!r}" for key, value in
+            keywords = ", ".join(f"{key}={show(value)}" for key, value in
                                  sorted(info["keywords"].items())
                                  if not _same(value, defaults.get(key, object()))
                                  and entry.kind in _RELEVANT.get(key, (entry.kind,)))
@@ -827,7 +835,7 @@ def convention_table():
                 # a cut-off can change the keywords (ir-measures answers RR@k with
                 # another provider, which orders ties otherwise): say so
                 cut = _resolve(peer, entry.names[0] + "@10")
-                changed = ", ".join(f"{key}={value!r}" for key, value in
+                changed = ", ".join(f"{key}={show(value)}" for key, value in
                                     sorted(cut["keywords"].items())
                                     if not _same(value, info["keywords"].get(key, object())))
                 if cut["score_dtype"] != info["score_dtype"]:
@@ -890,7 +898,7 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
     try:
         entry, _, _ = _find(preset, _EVALUATE_NAME[kind])
     except ValueError:
-        raise ValueError(f"convention {peer!r} has no metric of kind {kind!r} "
+        raise ValueError(f"convention {show(peer)} has no metric of kind {show(kind)} "
                          f"({function.__name__}); its metrics are "
                          f"{', '.join(e.names[0] for e in preset.metrics)}") from None
     if entry.cutoff == "required" and k is None:
@@ -919,8 +927,8 @@ def _per_list_keywords(function, kind, renames, peer, k, given):
     if ties in ("average", "block") and given.get("scores") is not None:
         # without scores a list has no ties: its order is the only order
         if "ties" not in parameters:
-            raise ValueError(f"convention {peer!r} treats tied scores with "
-                             f"ties={ties!r} for {entry.names[0]}, which "
+            raise ValueError(f"convention {show(peer)} treats tied scores with "
+                             f"ties={show(ties)} for {entry.names[0]}, which "
                              f"{function.__name__} cannot do in this version; use "
                              "evaluate(..., convention=...)")
         out["ties"] = ties

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (
+    show,
     check_distribution_rows,
     check_int_array,
     check_open_unit,
@@ -134,7 +135,7 @@ def _check_overlap(logging, target, what, target_name="target_policy"):
         at = tuple(int(i) for i in np.argwhere(unsupported)[0])
         where = f"record {at[0]}, {what} {at[1]}" + (f", position {at[2]}" if len(at) > 2 else "")
         raise ValueError(
-            f"no overlap: {target_name} gives probability {float(target[at])!r} to {where}, "
+            f"no overlap: {target_name} gives probability {show(float(target[at]))} to {where}, "
             "which the logging policy never takes (probability 0); no reweighting "
             "of these logs can estimate that part of the target's value")
 
@@ -460,7 +461,7 @@ def slate_ips_estimate(clicks, slates, logging_marginals, target_marginals, *,
     c = check_real_matrix("clicks", clicks)
     if not np.all((c == 0) | (c == 1)):
         raise ValueError("clicks must contain only 0/1 (or False/True); got "
-                         f"{c[(c != 0) & (c != 1)][0]!r}")
+                         f"{show(c[(c != 0) & (c != 1)][0])}")
     target = check_real_matrix("target_marginals", target_marginals, ndim=3)
     n, n_items, n_positions = target.shape
     if c.shape != (n, n_positions):

@@ -152,13 +152,13 @@ def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
     value_col = score_col if rank_col is None else rank_col
     # The checks that need data run inside every partition; the column
     # checks can run now, on the (empty) metadata frames.
-    check_frame_columns("recommendations", recs._meta, [user_col, item_col, value_col])
-    check_frame_columns("truth", judged._meta,
-                        [user_col, item_col]
-                        + ([] if relevance_col is None else [relevance_col]),
-                        hint=None if relevance_col is None else
-                        "pass relevance_col=None if every row of truth is a "
-                        "relevant item of grade 1")
+    from .evaluate import _TRUTH_HINT, _column_keywords
+
+    rec_keywords, truth_keywords = _column_keywords(user_col, item_col, score_col,
+                                                    rank_col, relevance_col)
+    check_frame_columns("recommendations", recs._meta, rec_keywords)
+    check_frame_columns("truth", judged._meta, truth_keywords,
+                        hint=None if relevance_col is None else _TRUTH_HINT)
     for column in (user_col, item_col):
         kinds = _meta_kind(recs._meta[column].dtype), _meta_kind(judged._meta[column].dtype)
         if None not in kinds:  # object columns are checked on their values

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ._movielens import MovieLens100K
-from ._validation import check_k, check_open_unit, check_real
+from ._validation import check_k, check_open_unit, check_real, show
 
 __all__ = ["SimulatedWorld", "simulate_world", "LoggedRankings", "sample_rankings",
            "load_movielens_100k", "MovieLens100K"]
@@ -57,7 +57,7 @@ _CHUNK = 4096  # users per block when a users x items matrix is built
 def _check_seed(seed) -> int:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be a non-negative integer; got "
-                        f"{type(seed).__name__} {seed!r}")
+                        f"{type(seed).__name__} {show(seed)}")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed}")
     return int(seed)
@@ -66,7 +66,7 @@ def _check_seed(seed) -> int:
 def _check_thresholds(thresholds) -> tuple:
     if isinstance(thresholds, (str, bytes)) or np.isscalar(thresholds):
         raise TypeError("grade_thresholds must be a sequence of probabilities, "
-                        f"got {thresholds!r}")
+                        f"got {show(thresholds)}")
     values = tuple(check_open_unit("grade_thresholds", t) for t in thresholds)
     if not values:
         raise ValueError("grade_thresholds is empty; give at least one probability")

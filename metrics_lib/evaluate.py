@@ -40,8 +40,11 @@ from ._validation import (
     check_score_threshold,
     check_truncate,
     check_same_id_kind,
+    common_ints as _common_ints,
     check_value_column,
+    did_you_mean,
     _as_python_id as _plain,
+    show,
 )
 from .ranking import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEAL_K_MAX, IDEALS,
                       PRECISION_DENOMINATORS,
@@ -157,39 +160,68 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings; got {type(name).__name__} "
-                        f"{name!r}")
+                        f"{show(name)}")
     lowered = name.strip().lower()
     iprec = _IPREC.match(lowered)
     if iprec is not None:
         level = float(iprec.group("level"))
         if not 0.0 <= level <= 1.0:
-            raise ValueError(f"metric {name!r}: the recall level must lie in "
+            raise ValueError(f"metric {show(name)}: the recall level must lie in "
                              "[0, 1]")
         return "iprec_at_recall", level
     if lowered in ("gm_map", "gmap"):
-        raise ValueError(f"metric {name!r} is a geometric mean over users, not "
+        raise ValueError(f"metric {show(name)} is a geometric mean over users, not "
                          "a value per user: evaluate 'map' and pass the column "
                          "to metrics_lib.floored_geometric_mean")
     match = _NAME.match(lowered)
     kind = _KIND.get(match.group("name")) if match else None
     if match and match.group("name") in _REFUSED:
-        raise ValueError(f"metric {name!r}: {_REFUSED[match.group('name')]}")
+        raise ValueError(f"metric {show(name)}: {_REFUSED[match.group('name')]}")
     if kind == "iprec_at_recall":
-        raise ValueError(f"metric {name!r} needs a recall level, such as "
+        raise ValueError(f"metric {show(name)} needs a recall level, such as "
                          "'iprec_at_recall_0.50' (one column per level)")
     if kind is None:
-        known = ", ".join(sorted({aliases[0] for aliases in _ALIASES.values()}))
-        raise ValueError(f"unknown metric {name!r}; use one of {known}, "
-                         "optionally with a cut-off such as 'ndcg@10'")
+        raise _unknown_metric(name, lowered, match)
     k = match.group("k")
     if k is not None and kind in _NO_CUTOFF:
-        raise ValueError(f"metric {name!r}: {kind} takes no cut-off")
+        raise ValueError(f"metric {show(name)}: {kind} takes no cut-off")
     if k is not None:
         k = int(k)
         if k <= 0:
-            raise ValueError(f"metric {name!r}: the cut-off must be a positive "
+            raise ValueError(f"metric {show(name)}: the cut-off must be a positive "
                              "integer")
     return kind, k
+
+
+# Cut-offs offered when a known metric has a cut-off that is not a number.
+_COMMON_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
+
+
+def _unknown_metric(name: str, lowered: str, match) -> ValueError:
+    """The error for an unknown metric name, with the closest valid names.
+
+    The name part and the cut-off are matched apart (``did_you_mean``):
+    ``'presicion@5'`` gets ``'precision@5'``; a known name with a cut-off
+    that is not a number (``'ndcg@1O'``, the letter O) gets the name with the
+    closest usual cut-offs.
+    """
+    base, _, cut = lowered.partition("@")
+    if match is not None:
+        base, cut = match.group("name"), match.group("k") or ""
+        head, sep, tail = base.rpartition("_")  # trec_eval's P_1O, ndcg_cut_1O
+        head = head.removesuffix("_cut")
+        if not cut and sep and head in _KIND:
+            base, cut = head, tail
+    if base in _KIND:
+        # the letters O and l typed for the digits 0 and 1 count as those digits
+        typed = f"{base}@{cut.translate(str.maketrans('ol', '01'))}"
+        hint = did_you_mean(typed, [f"{base}@{k}" for k in _COMMON_CUTOFFS], cutoff=0.0)
+    else:
+        hint = did_you_mean(base, sorted(_KIND), suffix=f"@{cut}" if cut else "")
+    known = ", ".join(sorted({aliases[0] for aliases in _ALIASES.values()}))
+    hint = f" ({hint})" if hint else ""
+    return ValueError(f"unknown metric {show(name)}{hint}; the metrics are {known}, "
+                      "optionally with a cut-off such as 'ndcg@10'")
 
 
 def _parse_metrics(metrics) -> list[tuple[str, str, int | None]]:
@@ -206,7 +238,7 @@ def _parse_metrics(metrics) -> list[tuple[str, str, int | None]]:
     for name in names:
         kind, k = parse_metric(name)
         if name in seen:
-            raise ValueError(f"metric {name!r} is listed twice")
+            raise ValueError(f"metric {show(name)} is listed twice")
         seen.add(name)
         parsed.append((name, kind, k))
     return parsed
@@ -667,6 +699,19 @@ _TRUTH_HINT = ("pass relevance_col=None if every row of truth is a relevant item
                "of grade 1")
 
 
+def _column_keywords(user_col, item_col, score_col, rank_col, relevance_col):
+    """The columns each table must hold, by the keyword that names each.
+
+    A missing column's message then names the keyword that fixes it.
+    """
+    value = {"score_col": score_col} if rank_col is None else {"rank_col": rank_col}
+    rec = {"user_col": user_col, "item_col": item_col, **value}
+    truth = {"user_col": user_col, "item_col": item_col}
+    if relevance_col is not None:
+        truth["relevance_col"] = relevance_col
+    return rec, truth
+
+
 def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col,
                  relevance_col):
     """Each Polars or Arrow table as a pandas frame of the columns evaluate reads."""
@@ -674,13 +719,14 @@ def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col
     from ._validation import check_column_names
 
     value_col = score_col if rank_col is None else rank_col
-    rec_cols = [user_col, item_col, value_col]
     truth_cols = [user_col, item_col] + ([] if relevance_col is None
                                          else [relevance_col])
     hint = None if relevance_col is None else _TRUTH_HINT
+    rec_keywords, truth_keywords = _column_keywords(user_col, item_col, score_col,
+                                                    rank_col, relevance_col)
     # every column check before any data is read, in the pandas path's order
-    for name, frame, columns, why in (("recommendations", recommendations, rec_cols,
-                                       None), ("truth", truth, truth_cols, hint)):
+    for name, frame, columns, why in (("recommendations", recommendations, rec_keywords,
+                                       None), ("truth", truth, truth_keywords, hint)):
         if native_library(frame) is not None:
             check_column_names(name, column_names(frame), columns, hint=why)
         elif not _is_dask(frame):
@@ -730,13 +776,13 @@ def _check_conventions(metrics, *, precision_denominator, recall_denominator,
     """The convention keywords of issue 12, checked against the metrics asked for."""
     for name, kind, k in metrics:
         if k is None and kind == "ap" and denominator == "k":
-            raise ValueError(f"metric {name!r}: denominator='k' divides by the "
+            raise ValueError(f"metric {show(name)}: denominator='k' divides by the "
                              "cut-off; ask for 'map@k'")
         if k is None and kind == "ndcg" and ideal == "k":
-            raise ValueError(f"metric {name!r}: ideal='k' is an ideal list of k "
+            raise ValueError(f"metric {show(name)}: ideal='k' is an ideal list of k "
                              "items; ask for 'ndcg@k'")
         if kind == "ndcg" and ideal == "k" and k > IDEAL_K_MAX:
-            raise ValueError(f"metric {name!r}: ideal='k' builds an ideal list of k "
+            raise ValueError(f"metric {show(name)}: ideal='k' builds an ideal list of k "
                              f"items, so k may be at most {IDEAL_K_MAX}")
     min_grade = check_min_grade(min_grade)
     return {
@@ -772,18 +818,18 @@ def _refuse_expectation_combinations(options) -> None:
                          ("min_grade", None), ("judged_only", False), ("truncate", None),
                          ("no_hit", "zero"), ("score_threshold", None)):
         if options[key] != neutral:
-            unsupported.append(f"{key}={options[key]!r}")
+            unsupported.append(f"{key}={show(options[key])}")
     if options["denominator"] == "k":
         unsupported.append("denominator='k'")
     if options["ideal"] == "k":
         unsupported.append("ideal='k'")
     if options["gain_transform"] and options["min_grade"] is None:
-        unsupported.append(f"gain={options['gain']!r}")
+        unsupported.append(f"gain={show(options['gain'])}")
     for name, kind, k in options["metrics"]:
         if kind in ("num_rel_ret", "rprec") and k is not None:
-            unsupported.append(f"metric {name!r}")
+            unsupported.append(f"metric {show(name)}")
     if unsupported:
-        raise ValueError(f"ties={mode!r} is not available with "
+        raise ValueError(f"ties={show(mode)} is not available with "
                          f"{', '.join(unsupported)} (not implemented yet); use "
                          "ties='best' / ties='worst' for the bounds, or a fixed order")
 
@@ -809,31 +855,6 @@ def _reshape_lists(lengths, hit_rows, hit_grades, judged_only, truncate):
         hit_rows = block_starts(lengths)[owner[keep]] + offset[keep]
         hit_grades = hit_grades[keep]
     return lengths, hit_rows, hit_grades
-
-
-def _common_ints(a: np.ndarray, b: np.ndarray):
-    """Two integer id arrays in one dtype that compares their values exactly.
-
-    int64 and uint64 meet in int64 when the uint64 ids fit, in uint64 when the
-    int64 ids are non-negative, and as Python ints otherwise: never through
-    float64, which merges integers above 2**53.
-    """
-    if a.dtype == np.uint64 and b.dtype == np.uint64:
-        if max(a.max(initial=0), b.max(initial=0)) < 2**63:
-            return a.astype(np.int64), b.astype(np.int64)
-        return a, b
-    if a.dtype == b.dtype:
-        return a, b
-    if object not in (a.dtype, b.dtype):
-        signed, unsigned = (a, b) if a.dtype == np.int64 else (b, a)
-        if unsigned.max(initial=0) < 2**63:
-            unsigned = unsigned.astype(np.int64)
-        elif signed.min(initial=0) >= 0:
-            signed = signed.astype(np.uint64)
-        else:
-            signed, unsigned = signed.astype(object), unsigned.astype(object)
-        return (signed, unsigned) if a.dtype == np.int64 else (unsigned, signed)
-    return a.astype(object), b.astype(object)
 
 
 def _ids(column, rec_series, truth_series):
@@ -1271,14 +1292,11 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                               item_col=item_col, score_col=score_col, rank_col=rank_col,
                               relevance_col=relevance_col, n_jobs=n_jobs)
     rec_value_col = score_col if rank_col is None else rank_col
-    check_frame_columns("recommendations", recommendations,
-                        [user_col, item_col, rec_value_col])
-    truth_cols = [user_col, item_col] + ([] if relevance_col is None
-                                         else [relevance_col])
-    check_frame_columns("truth", truth, truth_cols,
-                        hint=None if relevance_col is None else
-                        "pass relevance_col=None if every row of truth is a "
-                        "relevant item of grade 1")
+    rec_keywords, truth_keywords = _column_keywords(user_col, item_col, score_col,
+                                                    rank_col, relevance_col)
+    check_frame_columns("recommendations", recommendations, rec_keywords)
+    check_frame_columns("truth", truth, truth_keywords,
+                        hint=None if relevance_col is None else _TRUTH_HINT)
     user_kind, rec_users, truth_users = _ids(user_col, recommendations[user_col],
                                              truth[user_col])
     item_kind, rec_items, truth_items = _ids(item_col, recommendations[item_col],
@@ -1399,15 +1417,15 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
             dup_row = part["dup_row"]
             block = int(np.searchsorted(np.cumsum(lengths), dup_row, side="right"))
             raise ValueError(
-                f"recommendations lists item {_plain(decode_item(rec_keys[dup_row]))!r} "
-                f"twice for user {_plain(user_ids[block])!r}; each (user, item) pair "
+                f"recommendations lists item {show(_plain(decode_item(rec_keys[dup_row])))} "
+                f"twice for user {show(_plain(user_ids[block]))}; each (user, item) pair "
                 "may appear once (drop_duplicates before evaluating)")
     for part in parts:
         if part["dup_truth"] >= 0:
             dup_truth = part["dup_truth"]
             raise ValueError(
-                f"truth judges item {_plain(decode_item(truth_keys[dup_truth]))!r} twice "
-                f"for user {_plain(user_ids[_code_of_row(truth_runs, dup_truth)])!r}; "
+                f"truth judges item {show(_plain(decode_item(truth_keys[dup_truth])))} twice "
+                f"for user {show(_plain(user_ids[_code_of_row(truth_runs, dup_truth)]))}; "
                 "each (user, "
                 "item) pair may appear once")
     del rec_keys
@@ -1433,7 +1451,7 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                     user = _plain(user_ids[int(np.argmax(empty_users))])
                     what = ("no judged item with a positive grade" if kind == "ndcg"
                             else "no item at or above relevance_level")
-                    raise ValueError(f"{name}: user {user!r} has {what}, and "
+                    raise ValueError(f"{name}: user {show(user)} has {what}, and "
                                      "empty='raise' was requested")
                 result[empty_users] = {"zero": 0.0, "one": 1.0}.get(options["empty"],
                                                                      np.nan)

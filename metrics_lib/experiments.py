@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (
+    show,
     check_choice,
     check_open_unit,
     check_real_array,
@@ -295,7 +296,7 @@ def _ratio_parts(numerators, denominators, num_name, den_name):
     x, y = check_paired_values(num_name, numerators, den_name, denominators, min_size=2)
     if np.any(y < 0):
         raise ValueError(f"{den_name} must be non-negative (a count per unit); got "
-                         f"{y[y < 0][0]!r}")
+                         f"{show(y[y < 0][0])}")
     total = y.sum()
     if total <= 0:
         raise ValueError(f"{den_name} sums to 0: the ratio is undefined")
@@ -762,24 +763,24 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
     check_choice("spending", spending, SPENDING_FUNCTIONS)
     check_choice("alternative", alternative, ("two-sided", "greater"))
     if alternative == "greater" and a >= 0.5:
-        raise ValueError(f"alpha must be below 0.5 for a one-sided design; got {a!r} "
+        raise ValueError(f"alpha must be below 0.5 for a one-sided design; got {show(a)} "
                          "(P(Z >= 0) is 0.5, so the boundaries would fall below 0 "
                          "and a statistic in the wrong direction would reject)")
     t = check_real_array("information_fractions", information_fractions)
     if np.any(t <= 0) or np.any(t > 1):
         raise ValueError("information_fractions must lie in (0, 1]; got "
-                         f"{t[(t <= 0) | (t > 1)][0]!r}")
+                         f"{show(t[(t <= 0) | (t > 1)][0])}")
     if np.any(np.diff(t) <= 0):
         raise ValueError("information_fractions must be strictly increasing")
     if np.any(np.diff(t) < MIN_LOOK_GAP):
         k = int(np.argmax(np.diff(t) < MIN_LOOK_GAP))
-        raise ValueError(f"information_fractions {float(t[k])!r} and {float(t[k + 1])!r} "
+        raise ValueError(f"information_fractions {show(float(t[k]))} and {show(float(t[k + 1]))} "
                          f"are closer than {MIN_LOOK_GAP}: looks that close are "
                          "one look (merge them); the numerical integration would "
                          "need a grid finer than the gap")
     if t[-1] != 1.0:
         raise ValueError("the last information fraction must be 1 (the final "
-                         f"analysis); got {t[-1]!r}")
+                         f"analysis); got {show(t[-1])}")
     from scipy.optimize import brentq  # lazy: see the module docstring
 
     two_sided = alternative == "two-sided"

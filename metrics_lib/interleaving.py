@@ -26,11 +26,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (
+    show,
     check_choice,
     check_k,
     check_real_array,
     check_recommended,
     check_rng,
+    check_same_kind,
+    common_ints,
+    id_array,
 )
 
 __all__ = [
@@ -221,6 +225,7 @@ def team_draft_interleave(ranking_a, ranking_b, *, length=None, seed=None):
     """
     a = check_recommended(ranking_a, "ranking_a")
     b = check_recommended(ranking_b, "ranking_b")
+    check_same_kind("ranking_a", a, "ranking_b", b)
     limit = check_k(length, "length")
     if limit is None:
         limit = len(a) + len(b)
@@ -279,6 +284,7 @@ def _team_draft_many(a, b, coins, length):
 
 
 def _check_rankings_matrix(name, values):
+    """``(kind, array)`` of one side's rankings (see ``_validation.id_array``)."""
     if isinstance(values, (str, bytes)) or values is None or np.isscalar(values):
         raise TypeError(f"{name} must be a 2-D array (one ranking per row); got "
                         f"{type(values).__name__}")
@@ -286,6 +292,7 @@ def _check_rankings_matrix(name, values):
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array (users x ranks); "
                          f"got shape {array.shape}")
+    kind, array = id_array(name, array)
     if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains a non-finite id")
     ordered = np.sort(array, axis=1)
@@ -294,7 +301,7 @@ def _check_rankings_matrix(name, values):
         row = int(np.argmax(dup))
         raise ValueError(f"{name} row {row} lists an item twice; a ranking lists "
                          "each item once")
-    return array
+    return kind, array
 
 
 def team_draft_interleave_many(rankings_a, rankings_b, *, length=None, seed=None):
@@ -303,9 +310,11 @@ def team_draft_interleave_many(rankings_a, rankings_b, *, length=None, seed=None
     Parameters
     ----------
     rankings_a, rankings_b : array-like, shape (n_users, k_a) and (n_users, k_b)
-        One ranking per row, best first, item ids of one dtype (integers
-        are the fast case); no id twice in a row. Row ``u`` of both is the
-        same user.
+        One ranking per row, best first, item ids of one kind in both
+        (integers are the fast case; strings and integers together are
+        refused); no id twice in a row. Row ``u`` of both is the same user.
+        Integer ids of any width meet exactly (int64 with uint64 in uint64,
+        or as Python ints), never through float64.
     length : int, optional
         Length of every merged list, at most ``min(k_a, k_b)`` (the length
         every row is guaranteed to reach). Default: ``min(k_a, k_b)``.
@@ -348,15 +357,15 @@ def team_draft_interleave_many(rankings_a, rankings_b, *, length=None, seed=None
     >>> [sorted(row) for row in batch.items.tolist()]
     [[1, 2, 3], [7, 8, 9]]
     """
-    a = _check_rankings_matrix("rankings_a", rankings_a)
-    b = _check_rankings_matrix("rankings_b", rankings_b)
+    kind, a = _check_rankings_matrix("rankings_a", rankings_a)
+    kind_b, b = _check_rankings_matrix("rankings_b", rankings_b)
     if a.shape[0] != b.shape[0]:
         raise ValueError("rankings_a and rankings_b must have one row per user: got "
                          f"{a.shape[0]} and {b.shape[0]} rows")
-    if a.dtype != b.dtype:
-        if (a.dtype.kind in "iuf") != (b.dtype.kind in "iuf"):
-            raise TypeError("rankings_a and rankings_b must hold ids of one kind (both "
-                            f"numbers or both strings); got dtypes {a.dtype} and {b.dtype}")
+    check_same_kind("rankings_a", kind, "rankings_b", kind_b)
+    if kind == "int":  # exact: int64 and uint64 never meet in float64
+        a, b = common_ints(a, b)
+    elif a.dtype != b.dtype:  # strings of two widths, say
         common = np.result_type(a.dtype, b.dtype)
         a, b = a.astype(common), b.astype(common)
     shortest = min(a.shape[1], b.shape[1])
@@ -382,7 +391,7 @@ def _teams_as_codes(teams):
         bad = ~np.isin(array, ["A", "B"])
         if bad.any():
             raise ValueError(f"teams must contain only 'A' and 'B' (or 0 and 1); got "
-                             f"{array[bad].flat[0]!r}")
+                             f"{show(array[bad].flat[0])}")
         return np.where(array == "B", 1, 0).astype(np.int8)
     if array.dtype.kind in "iub" and np.isin(array, [0, 1]).all():
         return array.astype(np.int8)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_choice, check_count, check_open_unit
+from ._validation import check_choice, check_count, check_open_unit, show
 
 __all__ = [
     "RateEstimate",
@@ -173,22 +173,22 @@ def _check_design(baseline_rate, mde_absolute, alpha, alternative):
         raise TypeError(
             "mde_absolute must be a number (an absolute change of the rate, e.g. "
             f"0.01 for one percentage point); got {type(mde_absolute).__name__} "
-            f"{mde_absolute!r}"
+            f"{show(mde_absolute)}"
         )
     delta = float(mde_absolute)
     if not math.isfinite(delta) or delta == 0.0:
-        raise ValueError(f"mde_absolute must be a finite non-zero number; got {mde_absolute!r}")
+        raise ValueError(f"mde_absolute must be a finite non-zero number; got {show(mde_absolute)}")
     p2 = p1 + delta
     if not 0.0 < p2 < 1.0:
         raise ValueError(
-            f"baseline_rate + mde_absolute = {p2!r} is outside (0, 1); "
+            f"baseline_rate + mde_absolute = {show(p2)} is outside (0, 1); "
             "mde_absolute is an absolute change of the rate, not a relative one"
         )
     a = check_open_unit("alpha", alpha)
     check_choice("alternative", alternative, ALTERNATIVES)
     if (alternative == "greater" and delta < 0) or (alternative == "less" and delta > 0):
         raise ValueError(
-            f"alternative={alternative!r} cannot detect mde_absolute={delta!r}: "
+            f"alternative={show(alternative)} cannot detect mde_absolute={show(delta)}: "
             "the sign of the effect and the direction of the test disagree"
         )
     return p1, p2, delta, a
@@ -595,8 +595,8 @@ def sample_size_per_group(baseline_rate, mde_absolute, *, alpha=0.05, power=0.8,
     root = (z_alpha * sd0 + z_beta * sd1) / abs(delta)
     if not abs(root) < 1e150:  # n would pass 1e300 (and overflow float64 soon after)
         raise ValueError(
-            f"sample_size_per_group: detecting mde_absolute={delta!r} at alpha={a!r} and "
-            f"power={b!r} needs more than 1e300 units per group; no experiment can run that")
+            f"sample_size_per_group: detecting mde_absolute={show(delta)} at alpha={show(a)} and "
+            f"power={show(b)} needs more than 1e300 units per group; no experiment can run that")
     n = root * root
     # guard against 1000.0000000001 -> 1001 from rounding noise
     return max(1, math.ceil(n * (1.0 - 1e-12)))
@@ -609,7 +609,7 @@ def _check_sequence(name, values) -> list:
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise TypeError(
             f"{name} must be a sequence with one entry per group; got "
-            f"{type(values).__name__} {values!r}"
+            f"{type(values).__name__} {show(values)}"
         )
     if isinstance(values, np.ndarray) and values.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {values.shape}")
@@ -686,11 +686,11 @@ def sample_ratio_mismatch(observed, expected_ratios=None):
             if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Real):
                 raise TypeError(
                     f"expected_ratios[{i}] must be a positive number; got "
-                    f"{type(r).__name__} {r!r}"
+                    f"{type(r).__name__} {show(r)}"
                 )
             if not (math.isfinite(float(r)) and float(r) > 0):
                 raise ValueError(
-                    f"expected_ratios[{i}] must be positive and finite; got {r!r}"
+                    f"expected_ratios[{i}] must be positive and finite; got {show(r)}"
                 )
             ratios.append(float(r))
     # any positive scale: divide by the largest ratio first, so that neither

@@ -10,6 +10,12 @@ Each function takes the same three inputs:
 ``k``
     a positive cut-off, or ``None`` for the whole list.
 
+Ids are of one kind in both, as in :func:`~metrics_lib.evaluate`: integers
+(Python, numpy of any width, pandas nullable, pyarrow) are one kind and are
+compared exactly; strings are another, booleans and floats two more. A
+``recommended`` of strings with a ``relevant`` of integers would match
+nothing, so a mix is refused with a ``TypeError`` that names both kinds.
+
 Defaults follow trec_eval, so that numbers can be checked against the tool
 that most papers report. Every other convention in use is a keyword.
 
@@ -80,6 +86,7 @@ import numpy as np
 from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
                            refuse_unsupported, tie_starts)
 from ._validation import (
+    show,
     check_bool,
     check_choice,
     check_empty,
@@ -150,6 +157,7 @@ class _BelowThreshold:
     """
 
     __slots__ = ("item",)
+    wraps_id = True  # its id kind is the item's (_validation.ids_kind)
 
     def __init__(self, item):
         self.item = item
@@ -161,7 +169,7 @@ class _BelowThreshold:
         return hash((_BelowThreshold, self.item))
 
     def __repr__(self):
-        return f"{self.item!r} (scored at or below score_threshold)"
+        return f"{show(self.item)} (scored at or below score_threshold)"
 
 
 def _tied(metric, kind, recommended, relevant, k, scores, ties, score_threshold=None,
@@ -182,7 +190,7 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, score_threshold=
                              "recommended item")
         if ties in EXPECTATION_MODES:
             raise ValueError(f"{metric.__name__}: score_threshold is not available with "
-                             f"ties={ties!r}; use a fixed order or ties='best' / 'worst'")
+                             f"ties={show(ties)}; use a fixed order or ties='best' / 'worst'")
         items = check_recommended(recommended)
         values = check_scores(scores, len(items))
         grades = check_relevant(relevant, recommended=items)
@@ -212,7 +220,7 @@ def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options
     check_choice("ties", ties, PER_LIST_TIES)
     if scores is None:
         if ties != "input":
-            raise ValueError(f"ties={ties!r} needs scores: pass scores=[...], one "
+            raise ValueError(f"ties={show(ties)} needs scores: pass scores=[...], one "
                              "per recommended item, so that equal scores can be "
                              "recognised as ties")
         return None
@@ -238,7 +246,7 @@ def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options
                      and not (key in neutral and value == neutral[key]))
     if unknown:
         raise ValueError(f"{name}: keyword(s) {unknown} are not "
-                         f"supported with ties={ties!r}")
+                         f"supported with ties={show(ties)}")
     grades = check_relevant(relevant, allow_negative=allow_negative,
                             recommended=items)
     level = options.get("relevance_level", 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_choice, check_k, check_real_array
+from ._validation import check_choice, check_k, check_real_array, show
 
 __all__ = [
     "mean_rank",
@@ -25,7 +25,7 @@ def _check_ranks(ranks) -> np.ndarray:
     values = check_real_array("ranks", ranks)
     if np.any(values < 1):
         bad = values[values < 1][0]
-        raise ValueError(f"ranks must be >= 1 (rank 1 is the top); found {bad!r}")
+        raise ValueError(f"ranks must be >= 1 (rank 1 is the top); found {show(bad)}")
     return values
 
 
@@ -182,7 +182,7 @@ def rank_with_ties(scores, target, *, ties="average"):
     check_choice("ties", ties, TIE_METHODS)
     values = check_real_array("scores", scores)
     if isinstance(target, (bool, np.bool_)) or not isinstance(target, (int, np.integer)):
-        raise TypeError(f"target must be an integer index; got {target!r}")
+        raise TypeError(f"target must be an integer index; got {show(target)}")
     if not 0 <= target < values.size:
         raise ValueError(f"target must be an index into scores (0..{values.size - 1}); "
                          f"got {target}")

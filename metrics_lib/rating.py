@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import check_real_array, check_same_length
+from ._validation import check_real_array, check_same_length, id_list, ids_kind
 
 __all__ = ["rmse", "mae"]
 
@@ -22,8 +22,9 @@ def _group_codes(groups, n: int) -> np.ndarray:
     if isinstance(groups, (str, bytes)) or np.isscalar(groups) or groups is None:
         raise TypeError("groups must be a sequence with one label per rating; got "
                         f"{type(groups).__name__}")
+    labels = id_list(groups)
     try:
-        codes, _ = pd.factorize(pd.Series(list(groups), dtype=object))
+        codes, _ = pd.factorize(pd.Series(labels, dtype=object))
     except TypeError:
         raise TypeError("groups must contain hashable labels (user ids)") from None
     if codes.size != n:
@@ -31,6 +32,7 @@ def _group_codes(groups, n: int) -> np.ndarray:
                          f"for {n} ratings")
     if np.any(codes < 0):
         raise ValueError("groups contains a missing label (None or NaN)")
+    ids_kind("groups", labels)  # "1" and 1 would be two groups
     return codes
 
 

@@ -43,7 +43,8 @@ import pandas as pd
 from ._frames import column_names, native_library, read_columns
 from ._validation import (check_choice, check_column_names, check_id_column,
                           check_open_unit, check_real_array, check_rng,
-                          check_same_length, check_same_users, check_user_index)
+                          check_same_length, check_same_users, check_user_index,
+                          show)
 
 __all__ = [
     "PairedTTest",
@@ -162,7 +163,7 @@ def _value_column(name, names, user_col, metric):
     others = [c for c in names if c != user_col]
     if len(others) != 1:
         raise ValueError(f"{name} has {len(others)} value columns besides the user "
-                         f"column {user_col!r} ({others!r}); pass metric= to name "
+                         f"column {show(user_col)} ({show(others)}); pass metric= to name "
                          "the one to compare")
     return others[0]
 
@@ -206,7 +207,7 @@ def _user_order(users) -> np.ndarray:
 def _paired_differences(a, b, user_col="user", metric=None) -> np.ndarray:
     """``a - b`` per user: tables and Series matched by user, arrays by position."""
     if not isinstance(user_col, Hashable) or user_col is None:
-        raise TypeError(f"user_col must be a column name; got {user_col!r}")
+        raise TypeError(f"user_col must be a column name; got {show(user_col)}")
     users_a, x = _per_user("a", a, user_col, metric)
     users_b, y = _per_user("b", b, user_col, metric)
     if (users_a is None) != (users_b is None):
@@ -228,7 +229,7 @@ def _paired_differences(a, b, user_col="user", metric=None) -> np.ndarray:
 def _check_resamples(n_resamples) -> int:
     if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples,
                                                                      numbers.Integral):
-        raise TypeError(f"n_resamples must be a positive integer; got {n_resamples!r}")
+        raise TypeError(f"n_resamples must be a positive integer; got {show(n_resamples)}")
     if not 1 <= n_resamples <= MAX_RESAMPLES:
         raise ValueError(f"n_resamples must be an integer from 1 to {MAX_RESAMPLES:,} "
                          f"(the Monte Carlo error is then below 0.0005); got "
@@ -329,7 +330,7 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95, user_col="u
     sd = float(d.std(ddof=1))
     if sd == 0.0:
         raise ValueError("every paired difference is the same "
-                         f"({float(d[0])!r}): the t statistic is undefined")
+                         f"({show(float(d[0]))}): the t statistic is undefined")
     se = sd / math.sqrt(n)
     t = mean / se
     from scipy.stats import t as t_dist

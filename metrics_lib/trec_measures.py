@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from ._validation import (
+    show,
     check_choice,
     check_empty,
     check_k,
@@ -38,6 +39,7 @@ from ._validation import (
     check_recommended,
     check_relevance_level,
     check_relevant,
+    check_same_kind,
     handle_empty,
 )
 from .ranking import _condensed
@@ -73,6 +75,7 @@ def _judged(recommended, relevant, relevance_level):
     """Validated list, grades (negative allowed) and relevance level."""
     items = check_recommended(recommended)
     grades = check_relevant(relevant, allow_negative=True)
+    check_same_kind("recommended", items, "relevant", grades)
     level = check_relevance_level(relevance_level)
     return items, grades, level
 
@@ -351,7 +354,7 @@ def _check_recall_levels(recall_levels) -> np.ndarray:
     outside = (levels < 0) | (levels > 1)
     if outside.any():
         raise ValueError("recall_levels must lie in [0, 1]; got "
-                         f"{levels[outside][0]!r}")
+                         f"{show(levels[outside][0])}")
     return levels
 
 
@@ -520,7 +523,7 @@ def floored_geometric_mean(values, *, floor=GM_FLOOR):
     array = check_real_array("values", values)
     if (array < 0).any():
         raise ValueError("values must be >= 0 (they are per-user scores); got "
-                         f"{array[array < 0][0]!r}")
+                         f"{show(array[array < 0][0])}")
     low = check_real("floor", floor, low=0, low_open=True)
     total = 0.0
     for value in array.tolist():  # in order, as trec_eval accumulates

@@ -156,7 +156,7 @@ def test_errors_and_no_mutation():
         interleaving_credit(["A", "B"], [2, 0])
     with pytest.raises(TypeError, match="clicks must contain 0/1 or booleans"):
         interleaving_credit(["A", "B"], ["x", "y"])
-    with pytest.raises(TypeError, match="ids of one kind"):
+    with pytest.raises(TypeError, match="integer ids in rankings_a but string ids in rankings_b"):
         team_draft_interleave_many(a, np.array([["3", "2", "1"]]))
     strings = team_draft_interleave_many([["x", "y"]], [["y", "z"]], seed=0)
     assert sorted(strings.items[0].tolist()) in (["x", "y"], ["y", "z"])

@@ -165,7 +165,8 @@ def test_refusals_name_the_argument(function):
         function(pd.Series([0.2, 0.1, 0.0], index=[1, 1, 2]), a)
     with pytest.raises(TypeError, match="a carries user ids .* b is a plain sequence"):
         function(a, [0.2, 0.1, 0.0])
-    with pytest.raises(ValueError, match="same users"):  # ids of another kind
+    with pytest.raises(TypeError, match="integer ids in the index of a but string ids "
+                                        "in the index of b"):  # ids of another kind
         function(a, pd.Series([0.2, 0.1, 0.0], index=["1", "2", "3"]))
     with pytest.raises(ValueError, match="metric="):
         function([0.1, 0.2, 0.3], [0.0, 0.1, 0.1], metric="ndcg@10")
