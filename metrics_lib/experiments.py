@@ -856,10 +856,23 @@ def group_sequential_boundaries(information_fractions, *, alpha=0.05,
     (rejecting when :math:`|Z_k| \\ge 1.96`) has a type I error far above
     alpha (about 0.14 with five looks).
 
-    The boundaries hold for any statistic that is asymptotically normal
-    with independent increments: a difference of means, of ratio metrics
-    with delta-method variances, or a CUPED difference, each computed on all
-    the data up to the look.
+    The boundaries hold for a statistic whose successive values have this
+    joint distribution (Jennison & Turnbull's canonical joint distribution
+    [2]_, section 3.1): asymptotically normal with independent increments,
+    the information fraction being the variance of the final estimate over
+    that of the estimate at the look. A difference of means, of ratio
+    metrics with delta-method variances, or a CUPED difference has it when
+    each look adds new users whose values do not change afterwards (a
+    metric over a fixed window after each user's first exposure); then the
+    fraction is the share of users. With returning users whose clicks keep
+    accumulating, neither holds: the activity a returning user adds
+    between two looks is correlated with that user's earlier activity
+    (users differ in how much they click), so the increments are not
+    independent; and the information grows with each user's accumulated
+    activity as well as with the users, so the fraction is not the share
+    of users. There, use the variance ratio as the fraction (the final
+    variance has to be predicted), or a fixed per-user window, and check
+    the type I error by simulating A/A tests of the real pipeline.
 
     Cost: look :math:`k > 1` integrates on a grid of :math:`G_k \\le
     2\\min(c_k, 40)/s_k + 3` points, step :math:`s_k = \\min(0.02,
@@ -1068,10 +1081,12 @@ def sequential_estimate_bias(boundaries, effect):
     positive effect those of the lower one are rare); for one look the
     estimate given the stop is unbiased.
 
-    The function computes the conditional bias only; it does not correct
-    an observed estimate. :func:`sequential_bias_adjusted_estimate` gives
-    Whitehead's bias-adjusted estimate [1]_; the median-unbiased and the
-    conditional estimates of [2]_ are not implemented.
+    Li and DeMets [2]_ evaluate the overall bias for Lan-DeMets designs
+    the same way. The function computes the biases only; it does not
+    correct an observed estimate. :func:`sequential_bias_adjusted_estimate`
+    gives Whitehead's bias-adjusted estimate [1]_; the median-unbiased
+    estimate of a stage-wise ordering [3]_ and estimates that remove the
+    bias given the stopping look are not implemented.
 
     Cost: that of :func:`group_sequential_boundaries` for the same looks.
 
@@ -1079,9 +1094,11 @@ def sequential_estimate_bias(boundaries, effect):
     ----------
     .. [1] J. Whitehead, "On the bias of maximum likelihood estimation
        following a sequential test", Biometrika 73(3), 573-581, 1986.
-    .. [2] X. Fan, D. L. DeMets and K. K. G. Lan, "Conditional bias of
-       point estimates following a group sequential test", Journal of
-       Biopharmaceutical Statistics 14(2), 505-530, 2004.
+    .. [2] Z. Li and D. L. DeMets, "On the bias of estimation of a
+       Brownian motion drift following group sequential tests",
+       Statistica Sinica 9, 923-937, 1999.
+    .. [3] S. S. Emerson and T. R. Fleming, "Parameter estimation following
+       group sequential hypothesis testing", Biometrika 77, 875-892, 1990.
 
     Examples
     --------
@@ -1157,10 +1174,9 @@ def sequential_bias_adjusted_estimate(boundaries, look, estimate, std_error):
     Whitehead's estimate [1]_ is the :math:`\\tilde\\delta` with
     :math:`\\tilde\\delta + b(\\tilde\\delta) = \\hat\\delta`, found by
     root finding. It removes most of the overall bias of the estimate; it
-    does not remove the bias *given* an early stop, which is larger (the
-    conditional estimates of Fan, DeMets & Lan 2004 target that one and
-    are not implemented here). The look enters only through
-    :math:`\\sigma_K`.
+    does not remove the bias *given* an early stop, which is larger
+    (estimates that target that one are not implemented here). The look
+    enters only through :math:`\\sigma_K`.
 
     Cost: about 30 evaluations of :func:`sequential_estimate_bias`.
 
