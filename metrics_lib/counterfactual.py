@@ -119,7 +119,8 @@ class _Options:
     clip: float | None
     interval: str
     n_resamples: int
-    rng: np.random.Generator | None
+    rng: np.random.Generator
+
 
 # ----------------------------------------------------------------------------
 # validation
@@ -182,7 +183,7 @@ def _check_options(confidence, clip, interval, n_resamples, seed) -> _Options:
     if n_resamples < 2:  # one resample has no spread and no quantiles
         raise ValueError("n_resamples must be at least 2 for a bootstrap interval; "
                          f"got {n_resamples}")
-    rng = check_rng(seed) if interval == "bootstrap" else None
+    rng = check_rng(seed)  # checked even when unused: a bad seed is a mistake anyway
     return _Options(gamma, clip, interval, n_resamples, rng)
 
 
