@@ -426,8 +426,12 @@ def snips_estimate(rewards, actions, logging_policy, target_policy, *, confidenc
     When every weight is 0 (the target never takes a logged action) the
     estimate is undefined and a ``ValueError`` says so.
 
-    With ``clip`` the capped weights are both summed and divided by, as in
-    the clipped estimators of Swaminathan and Joachims. The bootstrap
+    With ``clip`` the capped weights are both summed and divided by, so the
+    cap's downward pull on the numerator is partly undone by the smaller
+    denominator (Open Bandit Pipeline 0.5.7's
+    ``SelfNormalizedInverseProbabilityWeighting`` has no cap: its
+    ``_estimate_round_rewards`` in ``obp/ope/estimators.py`` ignores
+    ``lambda_``). The bootstrap
     recomputes the ratio in every resample (not the mean of fixed terms), so
     it includes the randomness of the denominator; a resample whose weights
     are all 0 makes it refuse. See :func:`ips_estimate` for the bias of
@@ -499,10 +503,12 @@ def doubly_robust_estimate(rewards, actions, logging_policy, target_policy,
     ``reward_model`` all zeros it equals :func:`ips_estimate`. The standard
     error is that of the per-record terms in brackets.
 
-    ``clip`` caps the weight of the correction term only (as ``lambda_`` of
-    Open Bandit Pipeline's ``DoublyRobust``); the bias it adds,
+    ``clip`` caps the weight of the correction term only, as ``lambda_``
+    does in ``DoublyRobust._estimate_round_rewards`` of Open Bandit Pipeline
+    0.5.7 (``obp/ope/estimators.py``). The bias it adds,
     :math:`-E[(w - M)_+ (r - \\hat q(x, a))]`, is small when the model's
-    residuals are, and its sign is that of the residuals. See
+    residuals are small where the weights exceed the cap, and its sign is
+    opposite to theirs there. See
     :func:`ips_estimate` for the bootstrap and its cost.
 
     Cost: :math:`O(n \\cdot \\text{n\\_actions})` time and memory (the size
