@@ -20,8 +20,11 @@ new model be?".
     item-position IPS for ranked lists: unbiased under a click model in
     which the click on a position depends on the item and the position only.
 
-Each returns an :class:`OffPolicyEstimate` with a normal-approximation
-confidence interval built from the per-record terms.
+Each returns an :class:`OffPolicyEstimate` with a confidence interval: the
+normal approximation built from the per-record terms, or on request
+(``interval="bootstrap"``) a percentile bootstrap over the logged records.
+Each also takes ``clip=``, a cap on the importance weights that trades a
+known downward bias for a bounded variance.
 """
 
 from __future__ import annotations
@@ -38,8 +41,14 @@ from ._validation import (
     check_open_unit,
     check_probabilities,
     check_real_array,
+    check_real,
     check_real_matrix,
+    check_choice,
+    check_rng,
 )
+from .significance import _BATCH_CELLS, _check_resamples
+
+INTERVALS = ("normal", "bootstrap")
 
 __all__ = [
     "OffPolicyEstimate",
@@ -62,7 +71,9 @@ class OffPolicyEstimate:
     std_error : float
         Standard error from the per-record terms (see each estimator).
     ci_low, ci_high : float
-        Normal confidence interval ``value +/- z * std_error``.
+        Confidence interval: ``value +/- z * std_error`` for
+        ``interval="normal"``, the percentile bootstrap interval for
+        ``interval="bootstrap"``.
     n : int
         Number of logged records.
     effective_sample_size : float
@@ -70,11 +81,19 @@ class OffPolicyEstimate:
         many records of an on-policy sample the estimate is worth. Much
         smaller than ``n`` means a few large weights dominate.
     max_weight : float
-        Largest importance weight.
+        Largest importance weight used (after clipping).
     confidence : float
         Confidence level of the interval.
     method : str
         ``"ips"``, ``"snips"``, ``"dr"`` or ``"slate-ips"``.
+    interval : str
+        ``"normal"`` or ``"bootstrap"``: how ``ci_low``, ``ci_high`` were made.
+    n_resamples : int or None
+        Number of bootstrap resamples (``None`` for the normal interval).
+    clip : float or None
+        The cap on the importance weights (``None``: no clipping).
+    n_clipped : int
+        Number of importance weights the cap lowered.
     """
 
     value: float
@@ -86,6 +105,21 @@ class OffPolicyEstimate:
     max_weight: float
     confidence: float
     method: str
+    interval: str = "normal"
+    n_resamples: int | None = None
+    clip: float | None = None
+    n_clipped: int = 0
+
+
+@dataclass(frozen=True)
+class _Options:
+    """Validated options shared by every estimator."""
+
+    confidence: float
+    clip: float | None
+    interval: str
+    n_resamples: int
+    rng: np.random.Generator
 
 
 # ----------------------------------------------------------------------------
@@ -140,8 +174,56 @@ def _check_overlap(logging, target, what, target_name="target_policy"):
             "of these logs can estimate that part of the target's value")
 
 
-def _estimate(terms, weights, gamma, method, value=None, scale=1.0):
-    """Mean of the per-record terms (or a given value) with a normal interval."""
+def _check_options(confidence, clip, interval, n_resamples, seed) -> _Options:
+    gamma = check_open_unit("confidence", confidence)
+    if clip is not None:
+        clip = check_real("clip", clip, low=0, low_open=True)
+    check_choice("interval", interval, INTERVALS)
+    n_resamples = _check_resamples(n_resamples)
+    if n_resamples < 2:  # one resample has no spread and no quantiles
+        raise ValueError("n_resamples must be at least 2 for a bootstrap interval; "
+                         f"got {n_resamples}")
+    rng = check_rng(seed)  # checked even when unused: a bad seed is a mistake anyway
+    return _Options(gamma, clip, interval, n_resamples, rng)
+
+
+def _clipped(weights, clip):
+    """The weights capped at ``clip`` (if given) and how many the cap lowered."""
+    if clip is None:
+        return weights, 0
+    return np.minimum(weights, clip), int(np.count_nonzero(weights > clip))
+
+
+def _bootstrap(numerator, denominator, options):
+    """Percentile bootstrap interval of mean(numerator) [/ mean(denominator)]."""
+    n = numerator.size
+    batch = max(1, _BATCH_CELLS // n)
+    values = np.empty(options.n_resamples)
+    for start in range(0, options.n_resamples, batch):
+        stop = min(start + batch, options.n_resamples)
+        index = options.rng.integers(0, n, (stop - start, n))
+        values[start:stop] = numerator[index].sum(axis=-1)
+        if denominator is not None:
+            total = denominator[index].sum(axis=-1)
+            if np.any(total <= 0):
+                raise ValueError("a bootstrap resample has every importance weight 0, "
+                                 "so its self-normalised estimate is undefined; use "
+                                 "interval='normal' or a larger log")
+            values[start:stop] /= total
+    if denominator is None:
+        values /= n
+    alpha = (1.0 - options.confidence) / 2.0
+    low, high = np.quantile(values, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def _estimate(terms, weights, options, method, *, value=None, scale=1.0,
+              ratio=None, n_clipped=0):
+    """Mean of the per-record terms (or a given value) with its interval.
+
+    ``ratio`` (numerator, denominator) makes the bootstrap recompute a ratio
+    of sums in every resample, as self-normalised IPS needs.
+    """
     n = terms.size
     if n < 2:  # a NaN interval is no interval: refuse instead
         raise ValueError(f"{'clicks' if method == 'slate-ips' else 'rewards'} has "
@@ -149,16 +231,24 @@ def _estimate(terms, weights, gamma, method, value=None, scale=1.0):
                          "least two")
     est = float(terms.mean()) if value is None else value
     se = float(terms.std(ddof=1) / math.sqrt(n) / scale)
-    from scipy.stats import norm  # lazy: scipy is slow to import
+    if options.interval == "bootstrap":
+        numerator, denominator = ratio if ratio is not None else (terms, None)
+        low, high = _bootstrap(numerator, denominator, options)
+    else:
+        from scipy.stats import norm  # lazy: scipy is slow to import
 
-    # isf of the tail: 1 - tail rounds to 1 (ppf to infinity) within 1e-16 of 1
-    q = float(norm.isf((1.0 - gamma) / 2.0))
+        # isf of the tail: 1 - tail rounds to 1 (ppf to infinity) within 1e-16 of 1
+        q = float(norm.isf((1.0 - options.confidence) / 2.0))
+        low, high = est - q * se, est + q * se
     total, square = float(weights.sum()), float(weights @ weights)
-    return OffPolicyEstimate(value=est, std_error=se, ci_low=est - q * se,
-                             ci_high=est + q * se, n=n,
+    bootstrap = options.interval == "bootstrap"
+    return OffPolicyEstimate(value=est, std_error=se, ci_low=low, ci_high=high, n=n,
                              effective_sample_size=total * total / square if square else 0.0,
-                             max_weight=float(weights.max()), confidence=gamma,
-                             method=method)
+                             max_weight=float(weights.max()),
+                             confidence=options.confidence, method=method,
+                             interval=options.interval,
+                             n_resamples=options.n_resamples if bootstrap else None,
+                             clip=options.clip, n_clipped=n_clipped)
 
 
 # ----------------------------------------------------------------------------
@@ -181,11 +271,29 @@ _PARAMETERS = """rewards : array-like of float, shape (n,)
     target_policy : array-like of float, shape (n, n_actions)
         The target policy's action distribution for each record's context
         (rows sum to 1); a deterministic policy has a single 1 per row.
-    confidence : float, default=0.95
-        Confidence level of the interval."""
+{options}"""
+
+_OPTIONS = """    confidence : float, default=0.95
+        Confidence level of the interval.
+    clip : float, optional
+        Cap on the importance weights: each weight :math:`w_i` is replaced
+        by :math:`\\min(w_i, \\text{clip})` (a positive number). Clipping
+        bounds the variance at the price of a bias (see Notes). Default: no
+        clipping.
+    interval : {"normal", "bootstrap"}, default="normal"
+        ``"normal"``: ``value +/- z * std_error``. ``"bootstrap"``: the
+        percentile bootstrap over the logged records, which recomputes the
+        estimator on ``n_resamples`` resamples; it follows a skewed sampling
+        distribution where the normal interval is symmetric by construction.
+    n_resamples : int, default=9999
+        Number of bootstrap resamples, from 2 to 1,000,000 (used only by
+        ``interval="bootstrap"``).
+    seed : int, numpy.random.Generator or None, default=None
+        Source of randomness of the bootstrap; an int makes it reproducible."""
 
 
-def ips_estimate(rewards, actions, logging_policy, target_policy, *, confidence=0.95):
+def ips_estimate(rewards, actions, logging_policy, target_policy, *, confidence=0.95,
+                 clip=None, interval="normal", n_resamples=9999, seed=None):
     """Inverse propensity scoring estimate of a target policy's value.
 
     Parameters
@@ -216,8 +324,33 @@ def ips_estimate(rewards, actions, logging_policy, target_policy, *, confidence=
     :math:`w_i r_i` over :math:`\\sqrt n`. Large weights (a target far from
     the logger) make the variance large; ``effective_sample_size`` shows it.
 
+    *Heavy-tailed weights.* Far from the logger a few records carry most of
+    the weight, the terms are strongly skewed, and the normal interval
+    under-covers: the sample standard deviation understates the spread
+    whenever the log holds fewer of the rare large weights than expected,
+    and the symmetric interval ignores the skew. Two remedies, alone or
+    together:
+
+    - ``clip=M`` replaces :math:`w_i` by :math:`\\min(w_i, M)` [3]_ [4]_ [5]_.
+      The variance is then at most :math:`M^2 E[r^2] / n`, but the estimate
+      is biased by :math:`-E[(w - M)_+ r]`: downwards for non-negative
+      rewards, the more so the more weight lies above :math:`M`, and the
+      interval is centred on the clipped value, not on :math:`V(\\pi)`.
+      Ionides shows that a cap growing like :math:`\\sqrt n` keeps the
+      estimate consistent [3]_; Strehl et al. bound the propensity from
+      below, which for a deterministic target is the same cap [4]_.
+      ``n_clipped`` reports how many weights the cap lowered.
+    - ``interval="bootstrap"`` resamples the records with replacement and
+      takes the percentile interval of the re-computed estimates [6]_. It
+      follows the skew of the sampling distribution, but it too can only
+      see the weights the log contains. The records are assumed
+      independent. ``std_error`` stays the analytic one.
+
     Cost: :math:`O(n \\cdot \\text{n\\_actions})` time and memory (the size
-    of the policies).
+    of the policies); the bootstrap adds :math:`O(\\text{n\\_resamples}
+    \\cdot n)` time and batches of about two million cells of memory.
+    ``n_resamples`` is at most 1,000,000 (larger requests raise
+    ``ValueError``, as in :func:`~metrics_lib.paired_bootstrap_ci`).
 
     References
     ----------
@@ -226,6 +359,14 @@ def ips_estimate(rewards, actions, logging_policy, target_policy, *, confidence=
     .. [2] L. Li, W. Chu, J. Langford and X. Wang, "Unbiased offline
        evaluation of contextual-bandit-based news article recommendation
        algorithms", WSDM 2011.
+    .. [3] E. L. Ionides, "Truncated importance sampling", Journal of
+       Computational and Graphical Statistics 17(2), 2008.
+    .. [4] A. Strehl, J. Langford, L. Li and S. Kakade, "Learning from logged
+       implicit exploration data", NeurIPS 2010.
+    .. [5] A. Swaminathan and T. Joachims, "Batch learning from logged bandit
+       feedback through counterfactual risk minimization", JMLR 16, 2015.
+    .. [6] B. Efron and R. J. Tibshirani, *An Introduction to the
+       Bootstrap*, Chapman & Hall, 1993.
 
     Examples
     --------
@@ -237,15 +378,23 @@ def ips_estimate(rewards, actions, logging_policy, target_policy, *, confidence=
     2.3333
     >>> round(est.effective_sample_size, 3)
     2.689
+    >>> clipped = ips_estimate([1, 1, 0], [1, 1, 0], logging, target, clip=3.0)
+    >>> round(clipped.value, 4), clipped.n_clipped
+    (1.6667, 2)
+    >>> boot = ips_estimate([1, 1, 0], [1, 1, 0], logging, target,
+    ...                     interval="bootstrap", n_resamples=999, seed=0)
+    >>> boot.interval, boot.ci_low <= boot.value <= boot.ci_high
+    ('bootstrap', True)
     """
-    gamma = check_open_unit("confidence", confidence)
+    options = _check_options(confidence, clip, interval, n_resamples, seed)
     r, a, propensity, target = _check_bandit_log(rewards, actions, logging_policy,
                                                  target_policy)
-    w = target[np.arange(r.size), a] / propensity
-    return _estimate(w * r, w, gamma, "ips")
+    w, n_clipped = _clipped(target[np.arange(r.size), a] / propensity, options.clip)
+    return _estimate(w * r, w, options, "ips", n_clipped=n_clipped)
 
 
-def snips_estimate(rewards, actions, logging_policy, target_policy, *, confidence=0.95):
+def snips_estimate(rewards, actions, logging_policy, target_policy, *, confidence=0.95,
+                   clip=None, interval="normal", n_resamples=9999, seed=None):
     """Self-normalised inverse propensity scoring estimate.
 
     Parameters
@@ -277,8 +426,19 @@ def snips_estimate(rewards, actions, logging_policy, target_policy, *, confidenc
     When every weight is 0 (the target never takes a logged action) the
     estimate is undefined and a ``ValueError`` says so.
 
+    With ``clip`` the capped weights are both summed and divided by, so the
+    cap's downward pull on the numerator is partly undone by the smaller
+    denominator (Open Bandit Pipeline 0.5.7's
+    ``SelfNormalizedInverseProbabilityWeighting`` has no cap: its
+    ``_estimate_round_rewards`` in ``obp/ope/estimators.py`` ignores
+    ``lambda_``). The bootstrap
+    recomputes the ratio in every resample (not the mean of fixed terms), so
+    it includes the randomness of the denominator; a resample whose weights
+    are all 0 makes it refuse. See :func:`ips_estimate` for the bias of
+    clipping and the cost of the bootstrap.
+
     Cost: :math:`O(n \\cdot \\text{n\\_actions})` time and memory (the size
-    of the policies).
+    of the policies), plus the bootstrap's.
 
     References
     ----------
@@ -293,21 +453,22 @@ def snips_estimate(rewards, actions, logging_policy, target_policy, *, confidenc
     >>> round(snips_estimate([1, 1, 0], [1, 1, 0], logging, target).value, 4)
     0.6364
     """
-    gamma = check_open_unit("confidence", confidence)
+    options = _check_options(confidence, clip, interval, n_resamples, seed)
     r, a, propensity, target = _check_bandit_log(rewards, actions, logging_policy,
                                                  target_policy)
-    w = target[np.arange(r.size), a] / propensity
+    w, n_clipped = _clipped(target[np.arange(r.size), a] / propensity, options.clip)
     total = w.sum()
     if total <= 0:
         raise ValueError("every importance weight is 0: the target policy never takes "
                          "a logged action, so the self-normalised estimate is undefined")
     value = float(w @ r / total)
-    return _estimate(w * (r - value), w, gamma, "snips", value=value,
-                     scale=float(w.mean()))
+    return _estimate(w * (r - value), w, options, "snips", value=value,
+                     scale=float(w.mean()), ratio=(w * r, w), n_clipped=n_clipped)
 
 
 def doubly_robust_estimate(rewards, actions, logging_policy, target_policy,
-                           reward_model, *, confidence=0.95):
+                           reward_model, *, confidence=0.95, clip=None,
+                           interval="normal", n_resamples=9999, seed=None):
     """Doubly robust estimate: a reward model corrected by IPS on its residuals.
 
     Parameters
@@ -342,8 +503,16 @@ def doubly_robust_estimate(rewards, actions, logging_policy, target_policy,
     ``reward_model`` all zeros it equals :func:`ips_estimate`. The standard
     error is that of the per-record terms in brackets.
 
+    ``clip`` caps the weight of the correction term only, as ``lambda_``
+    does in ``DoublyRobust._estimate_round_rewards`` of Open Bandit Pipeline
+    0.5.7 (``obp/ope/estimators.py``). The bias it adds,
+    :math:`-E[(w - M)_+ (r - \\hat q(x, a))]`, is small when the model's
+    residuals are small where the weights exceed the cap, and its sign is
+    opposite to theirs there. See
+    :func:`ips_estimate` for the bootstrap and its cost.
+
     Cost: :math:`O(n \\cdot \\text{n\\_actions})` time and memory (the size
-    of the policies).
+    of the policies), plus the bootstrap's.
 
     References
     ----------
@@ -360,7 +529,7 @@ def doubly_robust_estimate(rewards, actions, logging_policy, target_policy,
     >>> round(est.value, 4)
     1.1333
     """
-    gamma = check_open_unit("confidence", confidence)
+    options = _check_options(confidence, clip, interval, n_resamples, seed)
     r, a, propensity, target = _check_bandit_log(rewards, actions, logging_policy,
                                                  target_policy)
     q = check_real_matrix("reward_model", reward_model)
@@ -368,21 +537,21 @@ def doubly_robust_estimate(rewards, actions, logging_policy, target_policy,
         raise ValueError(f"reward_model must have the shape of target_policy (records "
                          f"x actions); got {q.shape} and {target.shape}")
     rows = np.arange(r.size)
-    w = target[rows, a] / propensity
+    w, n_clipped = _clipped(target[rows, a] / propensity, options.clip)
     terms = (target * q).sum(axis=1) + w * (r - q[rows, a])
-    return _estimate(terms, w, gamma, "dr")
+    return _estimate(terms, w, options, "dr", n_clipped=n_clipped)
 
 
 for _function in (ips_estimate, snips_estimate, doubly_robust_estimate):
     _function.__doc__ = _function.__doc__.replace("{parameters}", _PARAMETERS)
-del _function
 
 
 # ----------------------------------------------------------------------------
 # slates
 # ----------------------------------------------------------------------------
 def slate_ips_estimate(clicks, slates, logging_marginals, target_marginals, *,
-                       position_weights=None, confidence=0.95):
+                       position_weights=None, confidence=0.95, clip=None,
+                       interval="normal", n_resamples=9999, seed=None):
     """Item-position IPS estimate of a ranking policy's clicks per list.
 
     Parameters
@@ -404,8 +573,7 @@ def slate_ips_estimate(clicks, slates, logging_marginals, target_marginals, *,
         Weight of a click at each position in the value (default 1 each:
         the value is the expected number of clicks per list; ``1 /
         n_positions`` each gives the CTR per shown item).
-    confidence : float, default=0.95
-        Confidence level of the interval.
+{options}
 
     Returns
     -------
@@ -434,10 +602,12 @@ def slate_ips_estimate(clicks, slates, logging_marginals, target_marginals, *,
     marginal probabilities, far smaller than the ratios of whole-list
     probabilities that plain IPS over lists would need. When clicks also
     depend on the other items of the list (a cascade), the estimate is
-    biased. The standard error is that of the per-list sums.
+    biased. The standard error is that of the per-list sums, and the
+    bootstrap resamples whole lists; ``clip`` caps each position's weight
+    (see :func:`ips_estimate` for the bias this adds).
 
     Cost: :math:`O(n \\cdot \\text{n\\_items} \\cdot \\text{n\\_positions})`
-    time and memory (the size of the marginals).
+    time and memory (the size of the marginals), plus the bootstrap's.
 
     References
     ----------
@@ -457,7 +627,7 @@ def slate_ips_estimate(clicks, slates, logging_marginals, target_marginals, *,
     >>> est.value
     2.0
     """
-    gamma = check_open_unit("confidence", confidence)
+    options = _check_options(confidence, clip, interval, n_resamples, seed)
     c = check_real_matrix("clicks", clicks)
     if not np.all((c == 0) | (c == 1)):
         raise ValueError("clicks must contain only 0/1 (or False/True); got "
@@ -500,6 +670,12 @@ def slate_ips_estimate(clicks, slates, logging_marginals, target_marginals, *,
         if lam.size != n_positions:
             raise ValueError(f"position_weights must have one entry per position "
                              f"({n_positions}); got {lam.size}")
-    w = target[rows, s, positions] / propensity
+    w, n_clipped = _clipped(target[rows, s, positions] / propensity, options.clip)
     terms = (w * c) @ lam
-    return _estimate(terms, w.reshape(-1), gamma, "slate-ips")
+    return _estimate(terms, w.reshape(-1), options, "slate-ips", n_clipped=n_clipped)
+
+
+for _function in (ips_estimate, snips_estimate, doubly_robust_estimate,
+                  slate_ips_estimate):
+    _function.__doc__ = _function.__doc__.replace("{options}", _OPTIONS)
+del _function

@@ -5,6 +5,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -255,5 +256,173 @@ def test_inputs_are_not_mutated():
     rewards = np.array(REWARDS)
     doubly_robust_estimate(rewards, ACTIONS, logging, target, model)
     snips_estimate(rewards, ACTIONS, logging, target)
+    snips_estimate(rewards, ACTIONS, logging, target, clip=3.0, interval="bootstrap",
+                   n_resamples=99, seed=0)
+    doubly_robust_estimate(rewards, ACTIONS, logging, target, model, clip=1.0,
+                           interval="bootstrap", n_resamples=99, seed=0)
     assert np.array_equal(logging, LOGGING) and np.array_equal(target, TARGET)
     assert np.array_equal(model, MODEL) and rewards.tolist() == REWARDS
+
+
+# ----------------------------------------------------------------------------
+# variance control: clipped weights and the bootstrap interval (issue 23)
+# ----------------------------------------------------------------------------
+def _random_log(rng, case):
+    """A random bandit log with the dtypes real logs have."""
+    n, k = int(rng.integers(2, 400)), int(rng.integers(2, 7))
+    logger = np.maximum(rng.dirichlet(np.full(k, 0.5), n), 1e-3)
+    logger /= logger.sum(axis=1, keepdims=True)
+    target = (np.eye(k)[rng.integers(0, k, n)] if case % 3 == 0
+              else rng.dirichlet(np.full(k, 0.3), n))
+    a = np.minimum((rng.random(n)[:, None] > logger.cumsum(axis=1)).sum(axis=1), k - 1)
+    r = [(rng.random(n) < 0.3).astype(np.int64), rng.normal(0, 1, n).astype(np.float32),
+         rng.normal(-1, 2, n)][case % 3]
+    actions = [a.astype(np.int32), a.astype(np.uint64), a.tolist(),
+               pd.array(a, dtype="Int64")][case % 4]
+    return r, actions, logger, target, rng.normal(0.2, 0.3, (n, k)), a
+
+
+def test_clipped_estimators_match_their_formulas():
+    rng = np.random.default_rng(230)
+    for case in range(60):
+        r, actions, logger, target, model, a = _random_log(rng, case)
+        rows = np.arange(a.size)
+        rf = np.asarray(r, dtype=float)
+        w = target[rows, a] / logger[rows, a]
+        clip = float(np.quantile(w, rng.uniform(0.2, 0.95)))
+        if clip <= 0:
+            clip = 0.5
+        wc = np.minimum(w, clip)
+        ips = ips_estimate(r, actions, logger, target, clip=clip)
+        assert ips.value == pytest.approx(np.mean(wc * rf), rel=1e-12, abs=1e-12)
+        assert ips.std_error == pytest.approx(np.std(wc * rf, ddof=1) / math.sqrt(a.size),
+                                              rel=1e-12, abs=1e-12)
+        assert ips.n_clipped == np.count_nonzero(w > clip) and ips.clip == clip
+        assert ips.max_weight == pytest.approx(wc.max(), rel=1e-12)
+        assert ips.effective_sample_size == pytest.approx(wc.sum() ** 2 / (wc @ wc), rel=1e-12)
+        dr = doubly_robust_estimate(r, actions, logger, target, model, clip=clip)
+        terms = (target * model).sum(axis=1) + wc * (rf - model[rows, a])
+        assert dr.value == pytest.approx(terms.mean(), rel=1e-12, abs=1e-12)
+        if wc.sum() > 0:
+            snips = snips_estimate(r, actions, logger, target, clip=clip)
+            assert snips.value == pytest.approx(wc @ rf / wc.sum(), rel=1e-12, abs=1e-12)
+        # a cap above every weight changes nothing
+        same = ips_estimate(r, actions, logger, target, clip=2 * w.max() + 1)
+        plain = ips_estimate(r, actions, logger, target)
+        assert (same.value, same.ci_low, same.ci_high, same.n_clipped) == \
+            (plain.value, plain.ci_low, plain.ci_high, 0)
+
+
+def test_clipped_slate_hand_case():
+    # weights 2, 2 on the second list (clicks 1, 1): capped at 1.5 -> 3 per list, mean 1.5
+    logging = np.full((2, 2, 2), 0.5)
+    target = np.array([[[0.0, 1.0], [1.0, 0.0]]] * 2)
+    est = slate_ips_estimate([[1, 0], [1, 1]], [[0, 1], [1, 0]], logging, target, clip=1.5)
+    assert est.value == 1.5 and est.n_clipped == 2 and est.max_weight == 1.5
+
+
+def _percentile_reference(numerator, denominator, n_resamples, seed, confidence):
+    """The percentile bootstrap written out: resample records, recompute, quantiles."""
+    n = numerator.size
+    index = np.random.default_rng(seed).integers(0, n, (n_resamples, n))
+    values = (numerator[index].mean(axis=1) if denominator is None
+              else numerator[index].sum(axis=1) / denominator[index].sum(axis=1))
+    tail = (1 - confidence) / 2
+    return np.quantile(values, [tail, 1 - tail])
+
+
+def test_bootstrap_interval_matches_the_percentile_formula():
+    rng = np.random.default_rng(231)
+    compared = 0
+    for case in range(30):
+        r, actions, logger, target, model, a = _random_log(rng, case)
+        rows = np.arange(a.size)
+        rf = np.asarray(r, dtype=float)
+        w = target[rows, a] / logger[rows, a]
+        clip = None if case % 2 else float(np.quantile(w, 0.8)) or None
+        wc = w if clip is None else np.minimum(w, clip)
+        confidence = [0.95, 0.9, 0.5][case % 3]
+        options = dict(interval="bootstrap", n_resamples=999, seed=case,
+                       confidence=confidence, clip=clip)
+        checks = [(ips_estimate(r, actions, logger, target, **options), wc * rf, None),
+                  (doubly_robust_estimate(r, actions, logger, target, model, **options),
+                   (target * model).sum(axis=1) + wc * (rf - model[rows, a]), None)]
+        if np.count_nonzero(wc) > a.size // 2:  # no resample without a weight
+            checks.append((snips_estimate(r, actions, logger, target, **options),
+                           wc * rf, wc))
+        for est, numerator, denominator in checks:
+            low, high = _percentile_reference(numerator, denominator, 999, case, confidence)
+            assert est.ci_low == pytest.approx(low, rel=1e-12, abs=1e-12)
+            assert est.ci_high == pytest.approx(high, rel=1e-12, abs=1e-12)
+            assert est.interval == "bootstrap" and est.n_resamples == 999
+            compared += 1
+    assert compared >= 70
+    # a Generator is used as given; the same state gives the same interval
+    first = ips_estimate(REWARDS, ACTIONS, LOGGING, TARGET, interval="bootstrap",
+                         n_resamples=99, seed=np.random.default_rng(5))
+    again = ips_estimate(REWARDS, ACTIONS, LOGGING, TARGET, interval="bootstrap",
+                         n_resamples=99, seed=5)
+    assert (first.ci_low, first.ci_high) == (again.ci_low, again.ci_high)
+    normal = ips_estimate(REWARDS, ACTIONS, LOGGING, TARGET)
+    assert normal.interval == "normal" and normal.n_resamples is None
+
+
+def test_slate_bootstrap_resamples_lists():
+    logging = np.full((4, 2, 2), 0.5)
+    target = np.array([[[0.0, 1.0], [1.0, 0.0]]] * 4)
+    clicks, slates = [[1, 0], [1, 1], [0, 1], [1, 1]], [[0, 1], [1, 0], [1, 0], [1, 0]]
+    est = slate_ips_estimate(clicks, slates, logging, target, interval="bootstrap",
+                             n_resamples=499, seed=3)
+    per_list = np.array([0.0, 4.0, 2.0, 4.0])  # weights 2 where the target's item is shown
+    low, high = _percentile_reference(per_list, None, 499, 3, 0.95)
+    assert (est.ci_low, est.ci_high) == pytest.approx((low, high), rel=1e-12)
+
+
+def test_bootstrap_coverage_near_the_logger():
+    # where the weights are moderate the bootstrap interval covers like the normal one
+    q, logger, target, true_value = _bandit_world()
+    rng = np.random.default_rng(17)
+    reps, n = 200, 500
+    covered = {"ips": 0, "snips": 0}
+    for rep in range(reps):
+        x = rng.integers(0, q.shape[0], n)
+        a = (rng.random(n)[:, None] > logger[x].cumsum(axis=1)).sum(axis=1)
+        r = (rng.random(n) < q[x, a]).astype(float)
+        for name, function in (("ips", ips_estimate), ("snips", snips_estimate)):
+            est = function(r, a, logger[x], target[x], interval="bootstrap",
+                           n_resamples=199, seed=rep)
+            covered[name] += est.ci_low <= true_value <= est.ci_high
+    for name, count in covered.items():
+        assert 0.9 <= count / reps <= 0.985, (name, count)
+
+
+def test_variance_control_options_are_validated():
+    call = lambda **kw: ips_estimate(REWARDS, ACTIONS, LOGGING, TARGET, **kw)  # noqa: E731
+    with pytest.raises(ValueError,
+                       match=r"interval must be one of 'normal', 'bootstrap'; got 'wald'"):
+        call(interval="wald")
+    with pytest.raises(ValueError, match=r"n_resamples must be an integer from 1 to 1,000,000"):
+        call(interval="bootstrap", n_resamples=1_000_001)
+    with pytest.raises(ValueError, match=r"n_resamples must be at least 2"):
+        call(interval="bootstrap", n_resamples=1)
+    with pytest.raises(TypeError, match=r"n_resamples must be a positive integer"):
+        call(interval="bootstrap", n_resamples=99.5)
+    with pytest.raises(ValueError, match=r"seed must be a non-negative integer"):
+        call(interval="bootstrap", seed=-1)
+    with pytest.raises(TypeError, match=r"seed must be None"):
+        call(seed="a")
+    for bad in (0, -1.0):
+        with pytest.raises(ValueError, match=r"clip must lie in \(0, inf\)"):
+            call(clip=bad)
+    for bad in (math.nan, math.inf):
+        with pytest.raises(ValueError, match=r"clip must be finite"):
+            call(clip=bad)
+    with pytest.raises(TypeError, match=r"clip must be a real number"):
+        call(clip=True)
+    # two records, one with weight 0: a quarter of the resamples have no weight
+    with pytest.raises(ValueError, match=r"bootstrap resample has every importance weight 0"):
+        snips_estimate([1.0, 0.0], [1, 0], LOGGING[:2], [[0.0, 1.0], [0.0, 1.0]],
+                       interval="bootstrap", n_resamples=99, seed=0)
+    with pytest.raises(ValueError, match="clip"):
+        slate_ips_estimate([[1, 0]] * 2, [[0, 1]] * 2, np.full((2, 2, 2), 0.5),
+                           np.full((2, 2, 2), 0.5), clip=-2)

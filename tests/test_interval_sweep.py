@@ -56,6 +56,12 @@ _SLATE_TARGET = np.array([[[0.0, 1.0], [1.0, 0.0]]] * 3)
 _A = [0.5, 0.7, 0.2, 0.9, 0.1, 0.4]
 _B = [0.4, 0.5, 0.2, 0.6, 0.3, 0.4]
 
+# the off-policy estimators' interval options: normal, bootstrap (seeded, so
+# that the widening test compares the same resamples), clipped weights
+_OPE_OPTIONS = [{}, {"interval": "bootstrap", "n_resamples": 999, "seed": 0},
+                {"clip": 3.0}, {"clip": 3.0, "interval": "bootstrap", "n_resamples": 999,
+                                "seed": 1}]
+
 # Minimal valid inputs of each discovered function: a list of variants, each
 # (args, kwargs, estimate): estimate names the field that a ``ci_low``/``ci_high``
 # pair must contain (None: no interval, or a scalar result).
@@ -72,12 +78,14 @@ INPUTS = {
     "group_sequential_boundaries": [(([0.5, 1.0],), {"spending": s, "alternative": a}, None)
                                     for s in ("obrien-fleming", "pocock")
                                     for a in ("two-sided", "greater")],
-    "ips_estimate": [(([1, 1, 0, 1], [1, 1, 0, 0], _LOG, _TARGET), {}, "value")],
-    "snips_estimate": [(([1, 1, 0, 1], [1, 1, 0, 0], _LOG, _TARGET), {}, "value")],
+    "ips_estimate": [(([1, 1, 0, 1], [1, 1, 0, 0], _LOG, _TARGET), kw, "value")
+                     for kw in _OPE_OPTIONS],
+    "snips_estimate": [(([1, 1, 0, 1], [1, 1, 0, 0], _LOG, _TARGET), kw, "value")
+                       for kw in _OPE_OPTIONS],
     "doubly_robust_estimate": [(([1, 1, 0, 1], [1, 1, 0, 0], _LOG, _TARGET,
-                                 [[0.2, 0.6]] * 4), {}, "value")],
+                                 [[0.2, 0.6]] * 4), kw, "value") for kw in _OPE_OPTIONS],
     "slate_ips_estimate": [(([[1, 0], [1, 1], [0, 1]], [[0, 1], [1, 0], [1, 0]],
-                             _SLATE_LOG, _SLATE_TARGET), {}, "value")],
+                             _SLATE_LOG, _SLATE_TARGET), kw, "value") for kw in _OPE_OPTIONS],
     "paired_t_test": [((_A, _B), {}, "mean_difference")],
     "paired_bootstrap_ci": [((_A, _B), {"method": m, "n_resamples": 999, "seed": 1},
                              "mean_difference") for m in ("percentile", "basic", "bca")],
