@@ -102,6 +102,8 @@ def _as_python_id(item):
     numpy scalars hash like their Python twins, but ids are kept plain; an
     Arrow scalar (an item of ``list(pyarrow_array)``) equals no Python id.
     """
+    if type(item) is int or type(item) is str:  # the common case, checked first
+        return item
     if isinstance(item, np.generic):
         return item.item()
     if (type(item).__module__ or "").startswith("pyarrow") and hasattr(item, "as_py"):
@@ -109,11 +111,15 @@ def _as_python_id(item):
     return item
 
 
-def check_recommended(recommended, name: str = "recommended") -> tuple:
+def check_recommended(recommended, name: str = "recommended", *,
+                      with_kind: bool = False):
     """Validate a ranked list and return it as a tuple.
 
-    A ranked list must have an order, so sets and mappings are refused, and
-    an id may appear only once (trec_eval refuses duplicate documents too).
+    A ranked list must have an order, so sets and mappings are refused, its
+    ids must be of one kind and none missing (:func:`ids_kind`), and an id
+    may appear only once (trec_eval refuses duplicate documents too). With
+    ``with_kind=True`` the result is ``(tuple, kind)``, the kind for
+    :func:`check_relevant` (``recommended_kind=``).
     """
     if isinstance(recommended, (str, bytes)):
         raise TypeError(
@@ -135,24 +141,32 @@ def check_recommended(recommended, name: str = "recommended") -> tuple:
     elif _is_arrow(recommended):
         items = recommended.to_pylist()  # Arrow scalars equal no Python id
     elif isinstance(recommended, Iterable):
-        items = list(recommended)
+        items = [_as_python_id(item) for item in recommended]
     else:
         raise TypeError(
             f"{name} must be a sequence of item ids; got {type(recommended).__name__}"
         )
+    # the kind first: True and 1.0 are refused as other kinds than 1, not
+    # reported as duplicates of it
+    try:
+        kind = ids_kind(name, items)
+    except TypeError:  # an unhashable id is the clearer message
+        for position, item in enumerate(items, start=1):
+            _check_hashable(name, item, position)
+        raise
     seen: dict = {}
     for position, item in enumerate(items, start=1):
-        _check_hashable(name, item, position)
-        item = _as_python_id(item)
-        if item in seen:
+        try:
+            first = seen.setdefault(item, position)
+        except TypeError:
+            _check_hashable(name, item, position)
+            raise
+        if first != position:
             raise ValueError(
-                f"{name} contains the id {show(item)} twice, at ranks {seen[item]} "
+                f"{name} contains the id {show(item)} twice, at ranks {first} "
                 f"and {position}; a ranking lists each item once"
             )
-        seen[item] = position
-    items = tuple(_as_python_id(i) for i in items)
-    ids_kind(name, items)
-    return items
+    return (tuple(seen), kind) if with_kind else tuple(seen)
 
 
 def _is_arrow(values) -> bool:
@@ -213,17 +227,20 @@ def _series_grades(relevant, name: str, allow_negative: bool) -> dict:
 
 def check_relevant(relevant, name: str = "relevant", *,
                    allow_negative: bool = False, recommended: tuple | None = None,
-                   recommended_name: str = "recommended") -> dict:
+                   recommended_name: str = "recommended",
+                   recommended_kind: str | None = None) -> dict:
     """Validate relevance judgements and return a new ``{id: grade}`` dict.
 
-    The ids must be of one kind (:func:`ids_kind`), and of the kind of
-    ``recommended`` (named ``recommended_name`` in messages) when it is given.
+    The ids must be of one kind, none missing (:func:`ids_kind`), and of the
+    kind of ``recommended`` (named ``recommended_name`` in messages) when it
+    is given; ``recommended_kind``, when the caller has it from
+    :func:`check_recommended`, saves finding that kind again.
     """
     grades = _relevant_grades(relevant, name, allow_negative, recommended)
     if recommended is None:
         ids_kind(name, grades)
     else:
-        check_same_kind(recommended_name, recommended, name, grades)
+        check_same_kind(recommended_name, recommended_kind or recommended, name, grades)
     return grades
 
 
@@ -608,6 +625,38 @@ def mixed_ids(what: str, kinds=None) -> TypeError:
                      "of one comparable type (all numbers or all strings)")
 
 
+_PLAIN_KINDS = frozenset(("int", "str", "bool"))  # kinds that cannot hold a missing id
+_MISSING_TYPES = frozenset(("NoneType", "NAType", "NaTType"))
+
+
+def _is_missing(item) -> bool:
+    """None, pandas.NA, NaT or NaN (any value unequal to itself), also inside a tuple."""
+    if type(item).__name__ in _MISSING_TYPES:
+        return True
+    if isinstance(item, tuple):
+        return any(_is_missing(part) for part in item)
+    try:
+        return bool(item != item)
+    except (TypeError, ValueError):
+        return False
+
+
+def first_missing(items) -> int | None:
+    """The 0-based position of the first missing id in ``items``, or None."""
+    for position, item in enumerate(items):
+        if _is_missing(item):
+            return position
+    return None
+
+
+def _id_kind(item) -> str:
+    """The kind of one id; a tuple's kind holds its parts' (``tuple(int, str)``)."""
+    kind = _type_kind(type(item))
+    if isinstance(item, tuple):
+        kind += "(" + ", ".join(_id_kind(part) for part in item) + ")"
+    return kind
+
+
 def ids_kind(name: str, items) -> str | None:
     """The one kind of the ids ``items`` (Python or numpy values), or None if empty.
 
@@ -616,8 +665,11 @@ def ids_kind(name: str, items) -> str | None:
     are ``"int"``; ``str`` and ``numpy.str_`` are ``"str"``; booleans
     ``"bool"``; other reals ``"float"`` (which :func:`evaluate` refuses, and
     the per-list functions accept alone); any other type is a kind of its own,
-    named by its type. A mix is refused: ``1`` and ``"1"`` never match, and
-    ``1.0`` matches ``1`` only below 2**53.
+    named by its type. A tuple's kind names the kinds of its parts, so
+    ``(1,)`` and ``(True,)`` or ``("1",)`` are kinds apart. A mix is refused:
+    ``1`` and ``"1"`` never match, and ``1.0`` matches ``1`` only below 2**53.
+    A missing id (None, ``pandas.NA``, NaT, NaN, also inside a tuple) is
+    refused with a ValueError: it would match by object identity only.
     """
     types = {type(item) for item in items}
     if any(getattr(kind_of, "wraps_id", False) for kind_of in types):
@@ -626,6 +678,15 @@ def ids_kind(name: str, items) -> str | None:
                  for item in items]
         types = {type(item) for item in items}
     kinds = {_type_kind(kind_of) for kind_of in types}
+    if not kinds <= _PLAIN_KINDS:
+        at = first_missing(items)
+        if at is not None:
+            missing = list(items)[at]
+            raise ValueError(f"missing id {show(missing)} at position {at + 1} of {name}; "
+                             "every id must be present (drop or fill the missing ones "
+                             "first)")
+        if any(issubclass(kind_of, tuple) for kind_of in types):
+            kinds = {_id_kind(item) for item in items}
     if len(kinds) > 1:
         raise mixed_ids(name, kinds)
     return kinds.pop() if kinds else None
@@ -782,17 +843,27 @@ def id_array(name: str, array: np.ndarray) -> tuple[str, np.ndarray]:
     The kinds of :func:`ids_kind` and the integer dtypes of
     :func:`check_id_column`: integers of any width become int64, or uint64
     for uint64, or (an object array of Python ints beyond both) stay
-    Python ints; strings, floats and booleans keep their dtype. An object
-    array holding ids of several kinds is refused.
+    Python ints; an object array of floats becomes float64 (what numpy's
+    checks need); strings, floats and booleans keep their dtype. An object
+    array holding ids of several kinds, or a missing id, is refused.
     """
     kind = array.dtype.kind
     if kind in "iu":
         wide = kind == "u" and array.dtype.itemsize == 8
         return "int", array.astype(np.uint64 if wide else np.int64)
     if kind == "O":
-        found = ids_kind(name, array.ravel().tolist())
+        flat = array.ravel().tolist()
+        at = first_missing(flat)
+        if at is not None:
+            index = np.unravel_index(at, array.shape)
+            where = index[0] if array.ndim == 1 else tuple(int(i) for i in index)
+            raise ValueError(f"{name} has a missing id {show(flat[at])} at index {where}; "
+                             "every id must be present")
+        found = ids_kind(name, flat)
         if found == "int":
             return "int", _object_ints(name, None, array)
+        if found == "float":
+            return "float", array.astype(np.float64)
         return found or "str", array
     kinds = {"b": "bool", "U": "str", "f": "float", "S": "bytes"}
     return kinds.get(kind, str(array.dtype)), array
@@ -932,31 +1003,50 @@ def check_distribution_rows(name: str, array: np.ndarray, *, axis: int = -1,
     return array
 
 
+_PLURALS = {"str": "strings", "bool": "booleans", "float": "floats", "bytes": "bytes"}
+
+
 def check_int_array(name: str, values, *, low: int = 0, high: int | None = None,
                     ndim: int = 1) -> np.ndarray:
-    """Integer indices in ``[low, high)`` as an int64 array copy."""
+    """Integer indices in ``[low, high)`` as an int64 array copy.
+
+    Whole floats are read as the integers they equal; indices of 2**63 and
+    more (which int64 cannot hold) are refused rather than wrapped.
+    """
     if isinstance(values, (str, bytes, Mapping)) or values is None or np.isscalar(values):
         raise TypeError(f"{name} must be an array of integers; got {type(values).__name__}")
-    array = np.array(values)
+    # a list is read item by item (as objects): numpy would make [True, 2]
+    # the integers [1, 2] and a nullable column's missing value a NaN
+    array = np.array(values, dtype=None if isinstance(values, np.ndarray) else object)
+    if array.size == 0:
+        raise ValueError(f"{name} is empty")
+    if array.dtype == object and {_type_kind(type(value)) for value
+                                  in array.ravel().tolist()} == {"int", "float"}:
+        # indices written partly as floats ([1.5, 1, 0]) are read as numpy
+        # reads them: whole floats are the integers they equal
+        try:
+            array = array.astype(np.float64)
+        except OverflowError:
+            raise ValueError(f"{name} holds an integer too large for any index") from None
     # the kinds of ids (id_array): uint64 and Python ints stay exact until the
     # range check, so that 2**64 + 1 is not read as 1
     kind, array = id_array(name, array) if array.dtype.kind != "f" else ("float", array)
-    if kind != "int":
-        if kind == "float" and array.size and np.all(np.isfinite(array)) \
-                and np.all(array == np.round(array)):
-            pass  # whole numbers written as floats; compared exactly below
-        else:
-            raise TypeError(f"{name} must contain integers; got dtype {array.dtype}"
-                            + ("" if array.dtype != object else
-                               f" ({kind_words(kind)} values)"))
+    if kind == "float":
+        whole = np.isfinite(array) & (array == np.round(array))
+        if not np.all(whole):
+            at = tuple(int(i) for i in np.argwhere(~whole)[0])
+            raise TypeError(f"{name} must contain integers; got {show(array[at])} at "
+                            f"index {at[0] if len(at) == 1 else at}")
+    elif kind != "int":
+        raise TypeError(f"{name} must contain integers; got "
+                        f"{_PLURALS.get(kind, kind_words(kind) + ' values')}")
     if array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional; got shape {array.shape}")
-    if array.size == 0:
-        raise ValueError(f"{name} is empty")
-    out = (array < low) | ((array >= high) if high is not None else False)
+    out = (array < low) | (array >= (2**63 if high is None else high))
     if np.any(out):
         at = tuple(int(i) for i in np.argwhere(out)[0])
-        raise ValueError(f"{name} must lie in [{low}, {high}); got {show(array[at])} "
+        bound = high if high is not None else "2**63"
+        raise ValueError(f"{name} must lie in [{low}, {bound}); got {show(array[at])} "
                          f"at index {at[0] if len(at) == 1 else at}")
     return array.astype(np.int64)
 

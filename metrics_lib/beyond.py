@@ -811,9 +811,9 @@ def serendipity(recommended_lists, relevant_lists, *, baseline_lists=None,
         if user >= len(rels) or user >= len(others):
             raise ValueError("relevant_lists and the baseline/history lists need "
                              "one entry per user of recommended_lists")
-        grades = check_relevant(rels[user], name=f"relevant_lists[{user}]")
         listed = f"recommended_lists[{user}]"
-        check_same_kind(listed, items, f"relevant_lists[{user}]", grades)
+        grades = check_relevant(rels[user], name=f"relevant_lists[{user}]",
+                                recommended=items, recommended_name=listed)
         relevant = {i for i, g in grades.items() if g >= level}
         if sim is None:
             baseline = check_recommended(others[user], name=f"baseline_lists[{user}]")

@@ -223,9 +223,9 @@ def team_draft_interleave(ranking_a, ranking_b, *, length=None, seed=None):
     >>> set(merged.items) <= set("abcdef")
     True
     """
-    a = check_recommended(ranking_a, "ranking_a")
-    b = check_recommended(ranking_b, "ranking_b")
-    check_same_kind("ranking_a", a, "ranking_b", b)
+    a, kind_a = check_recommended(ranking_a, "ranking_a", with_kind=True)
+    b, kind_b = check_recommended(ranking_b, "ranking_b", with_kind=True)
+    check_same_kind("ranking_a", kind_a, "ranking_b", kind_b)
     limit = check_k(length, "length")
     if limit is None:
         limit = len(a) + len(b)
@@ -292,9 +292,11 @@ def _check_rankings_matrix(name, values):
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array (users x ranks); "
                          f"got shape {array.shape}")
-    kind, array = id_array(name, array)
+    kind, array = id_array(name, array)  # object arrays of floats become float64
     if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} contains a non-finite id")
+        at = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        what = "a missing id" if np.isnan(array[at]) else "a non-finite id"
+        raise ValueError(f"{name} has {what} {show(array[at])} at index {at}")
     ordered = np.sort(array, axis=1)
     dup = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
     if dup.any():

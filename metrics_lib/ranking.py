@@ -191,9 +191,9 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, score_threshold=
         if ties in EXPECTATION_MODES:
             raise ValueError(f"{metric.__name__}: score_threshold is not available with "
                              f"ties={show(ties)}; use a fixed order or ties='best' / 'worst'")
-        items = check_recommended(recommended)
+        items, kind_ids = check_recommended(recommended, with_kind=True)
         values = check_scores(scores, len(items))
-        grades = check_relevant(relevant, recommended=items)
+        grades = check_relevant(relevant, recommended=items, recommended_kind=kind_ids)
         if check_choice("candidates", options.get("candidates", "all"),
                         CANDIDATES) == "recommended":
             # the judgements of the listed items, taken before the stand-ins
@@ -304,8 +304,8 @@ def _binary_inputs(recommended, relevant, k, relevance_level, empty,
     With ``truncate``, the hits are those of the truncated list, whatever
     ``k`` (which then only enters the denominators).
     """
-    items = check_recommended(recommended)
-    grades = check_relevant(relevant, recommended=items)
+    items, kind = check_recommended(recommended, with_kind=True)
+    grades = check_relevant(relevant, recommended=items, recommended_kind=kind)
     k = check_k(k)
     level = check_relevance_level(relevance_level)
     check_empty(empty)
@@ -1188,8 +1188,8 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
     grades of the list's first ``k`` items (all of a truncated list),
     ``judged`` those of every judgement, sorted descending.
     """
-    items = check_recommended(recommended)
-    grades = check_relevant(relevant, recommended=items)
+    items, kind = check_recommended(recommended, with_kind=True)
+    grades = check_relevant(relevant, recommended=items, recommended_kind=kind)
     k = check_k(k)
     gain = check_gain(gain, GAINS)
     level = check_relevance_level(relevance_level)

@@ -39,7 +39,6 @@ from ._validation import (
     check_recommended,
     check_relevance_level,
     check_relevant,
-    check_same_kind,
     handle_empty,
 )
 from .ranking import _condensed
@@ -73,9 +72,9 @@ def _tied_call(*args, **kwargs):
 
 def _judged(recommended, relevant, relevance_level):
     """Validated list, grades (negative allowed) and relevance level."""
-    items = check_recommended(recommended)
-    grades = check_relevant(relevant, allow_negative=True)
-    check_same_kind("recommended", items, "relevant", grades)
+    items, kind = check_recommended(recommended, with_kind=True)
+    grades = check_relevant(relevant, allow_negative=True, recommended=items,
+                            recommended_kind=kind)
     level = check_relevance_level(relevance_level)
     return items, grades, level
 
