@@ -303,14 +303,14 @@ def _refuse_label_vector(items: list, name: str, recommended) -> None:
 def check_relevance_level(level) -> float:
     """relevance_level: a grade >= it is relevant; 0 (trec_eval ``-l 0``) makes
     every judged item relevant, grade 0 included, and no unjudged one."""
-    level = check_real("relevance_level", level)
-    if level < 0:
+    value = check_real("relevance_level", level)
+    if value < 0:
         # trec_eval marks unjudged retrieved documents -1: a negative -l counts
         # them as relevant but not in num_rel, so AP and recall exceed 1
-        raise ValueError(f"relevance_level must be >= 0; got {level:g} (trec_eval "
+        raise ValueError(f"relevance_level must be >= 0; got {show(level)} (trec_eval "
                          "then counts unjudged items as relevant and gives AP "
                          "above 1)")
-    return level
+    return value
 
 
 def check_empty(empty) -> str:
