@@ -58,10 +58,13 @@ from .experiments import (
     GroupSequentialBoundaries,
     RatioEstimate,
     RatioTest,
+    SequentialEstimateBias,
     cuped_test,
     group_sequential_boundaries,
     ratio_metric,
     ratio_metric_test,
+    sequential_bias_adjusted_estimate,
+    sequential_estimate_bias,
 )
 from .interleaving import (
     InterleavingCredit,
@@ -175,10 +178,13 @@ __all__ = [
     "ratio_metric_test",
     "cuped_test",
     "group_sequential_boundaries",
+    "sequential_estimate_bias",
+    "sequential_bias_adjusted_estimate",
     "RatioEstimate",
     "RatioTest",
     "CupedTest",
     "GroupSequentialBoundaries",
+    "SequentialEstimateBias",
     # interleaving
     "team_draft_interleave",
     "team_draft_interleave_many",

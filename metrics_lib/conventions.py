@@ -177,8 +177,12 @@ _add(_Preset(
 _RANX = "ranx 0.3.21, "
 _add(_Preset(
     peer="ranx", version="0.3.21", repository="https://github.com/AmenRa/ranx",
-    ties_note=("numba np.argsort of the negated scores, an unstable quicksort "
-               "(ranx/data_structures/common.py, sort_dict_by_value): " + _TIE_UNREPRODUCIBLE),
+    # numba 0.68.1 numba/misc/quicksort.py: lists of at most SMALL_QUICKSORT = 15 items get
+    # only its insertion sort, which is stable; longer ones are partitioned, which is not
+    ties_note=("numba np.argsort of the negated scores (ranx/data_structures/common.py, "
+               "sort_dict_by_value), a quicksort that keeps tied items in the run's order "
+               "on lists of at most 15 items (ties='input' reproduces it there) and not "
+               "beyond: " + _TIE_UNREPRODUCIBLE),
     ties_reproducible=False,
     keywords={**_TREC_KEYWORDS, "missing": "zero"},
     metrics=(

@@ -242,12 +242,16 @@ def click_through_rate(clicks, impressions, confidence=0.95, *, method="wilson")
     Coverage is exact, not asymptotic, for a given rate and ``n``: the
     binomial probability that the interval holds the true rate. Brown, Cai
     and DasGupta [2]_ show that it oscillates with the rate for every
-    method. For 95 % intervals and 100 impressions, Wilson's coverage dips
-    to about 0.86 at rates near 0.15/n and stays close to 0.95 elsewhere;
-    Wald's falls towards 0 as the rate approaches 0 (one click or none
-    gives a degenerate interval); Clopper-Pearson never drops below 0.95;
-    Jeffreys behaves like Wilson with smaller dips at the edges. The test
-    suite computes these coverages exactly.
+    method, and that Wilson's is poor for rates very close to 0 or 1 (of
+    the order of 1/n), which is why they offer a modified Wilson interval
+    for one or two clicks. Computed exactly for 95 % intervals and 100
+    impressions: Wilson's coverage dips to 0.838 at a rate near 0.176/n and
+    stays above 0.92 for rates between 0.05 and 0.95; Wald's falls towards
+    0 as the rate approaches 0 (one click or none gives a degenerate
+    interval); Clopper-Pearson never drops below 0.95; Jeffreys' lowest is
+    0.880, at a rate near 2.47/n (with the bound at 0 or 1 for no click or
+    all, as below). ``tests/test_online.py`` recomputes these
+    figures from statsmodels' intervals.
 
     All four methods treat impressions as independent Bernoulli trials.
     When one user contributes many impressions they are not independent,
@@ -255,7 +259,9 @@ def click_through_rate(clicks, impressions, confidence=0.95, *, method="wilson")
     chapter). The numbers agree with
     ``statsmodels.stats.proportion.proportion_confint`` with ``method=``
     ``"wilson"``, ``"normal"`` (Wald), ``"jeffreys"`` and ``"beta"``
-    (Clopper-Pearson).
+    (Clopper-Pearson), except that Jeffreys' lower bound at 0 clicks is 0
+    and its upper bound at ``clicks == impressions`` is 1, Brown, Cai and
+    DasGupta's modification (statsmodels keeps the Beta quantiles there).
 
     Cost: :math:`O(1)`.
 

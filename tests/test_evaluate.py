@@ -275,7 +275,7 @@ def test_matches_pytrec_eval_with_ties(seed):
     reference = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES)).evaluate(run)
 
     ours = evaluate(recs, truth, list(TREC_MEASURES.values()), missing="skip")
-    assert set(ours.index) == set(reference)  # trec_eval skips unrun queries
+    assert set(ours.index) == set(reference)  # pytrec_eval skips unrun queries
     for measure, name in TREC_MEASURES.items():
         theirs = np.array([reference[q][measure] for q in ours.index])
         np.testing.assert_allclose(ours[name].to_numpy(), theirs, rtol=0, atol=1e-9,

@@ -1,6 +1,7 @@
 """Tests of metrics_lib.online against statsmodels, scipy, hand formulas and properties."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -498,3 +499,39 @@ def test_srm_mapping_refused():
 def test_srm_two_dimensional_array():
     with pytest.raises(ValueError, match="one-dimensional"):
         sample_ratio_mismatch(np.array([[10, 20], [30, 40]]))
+
+
+def _exact_coverage(method, n, rates, confidence=0.95):
+    """P(interval holds the rate) for every rate, from statsmodels' intervals."""
+    clicks = np.arange(n + 1)
+    low, high = proportion_confint(clicks, n, alpha=1 - confidence, method=method)
+    if method == "jeffreys":  # the edge rule of Brown, Cai and DasGupta, as documented
+        low[0], high[n] = 0.0, 1.0
+    inside = (low[None, :] <= rates[:, None]) & (rates[:, None] <= high[None, :])
+    return (stats.binom.pmf(clicks[None, :], n, rates[:, None]) * inside).sum(axis=1)
+
+
+def test_ctr_docstring_coverage_figures_are_exact():
+    # the Notes of click_through_rate quote the exact coverage of the intervals at
+    # n = 100 (Brown, Cai and DasGupta 2001 describe the shape); recompute every figure
+    doc = " ".join(click_through_rate.__doc__.split())
+    n = 100
+    # fine near 0, where the dips are, coarser up to 0.5 (coverage is symmetric in the rate)
+    rates = np.concatenate([np.linspace(1e-6, 0.05, 100_001)[:-1], np.linspace(0.05, 0.5, 9_001)])
+    wilson = _exact_coverage("wilson", n, rates)
+    found = re.search(r"Wilson's coverage dips to (?:about )?([\d.]+) at (?:a )?rates? near "
+                      r"([\d.]+)/n and stays (?:above ([\d.]+)|close to [\d.]+)", doc)
+    assert found, "the Wilson sentence of the Notes is missing"
+    dip, where, above = found.groups()
+    assert round(wilson.min(), 3) == float(dip)
+    assert abs(rates[wilson.argmin()] * n - float(where)) < 0.005
+    middle = (rates >= 0.05)   # symmetric in the rate: [0.05, 0.5] covers [0.05, 0.95]
+    assert above is not None and wilson[middle].min() > float(above)
+    assert _exact_coverage("beta", n, rates).min() >= 0.95   # Clopper-Pearson
+    jeffreys = _exact_coverage("jeffreys", n, rates)
+    found = re.search(r"Jeffreys' lowest is ([\d.]+), at a rate near ([\d.]+)/n", doc)
+    assert found, "the Jeffreys sentence of the Notes is missing"
+    assert round(jeffreys.min(), 3) == float(found.group(1))
+    assert abs(rates[jeffreys.argmin()] * n - float(found.group(2))) < 0.005
+    wald = _exact_coverage("normal", n, rates)
+    assert wald[rates < 0.1 / n].max() < 0.1   # falls towards 0 near a rate of 0

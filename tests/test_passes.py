@@ -171,5 +171,5 @@ def test_grade_dtypes_give_the_float_grade_values(dtype, chunked, monkeypatch):
     if not dtype.startswith("u") and not dtype.startswith("U"):
         negative = typed.copy()
         negative.loc[7, "relevance"] = -3
-        with pytest.raises(ValueError, match=r"has the value np.float64\(-3.0\) at row 7"):
+        with pytest.raises(ValueError, match=r"has the value -3\.0 at row 7"):
             evaluate(recs, negative, METRICS)

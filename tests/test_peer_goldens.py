@@ -16,6 +16,7 @@ float32):
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -133,3 +134,32 @@ def test_recommenders_means_over_the_whole_tables():
         if not np.isclose(ours, row.value, rtol=0, atol=1e-12):
             bad.append(f"{row.scores} {name}: Recommenders {row.value!r}, preset {ours!r}")
     assert not bad, f"{len(bad)} of {len(means)} means differ:\n" + "\n".join(bad)
+
+
+def test_ranx_tie_order_is_the_input_order_on_short_lists():
+    """numba's quicksort only insertion-sorts lists of at most SMALL_QUICKSORT = 15
+    items (numba 0.68.1, numba/misc/quicksort.py), which is stable: on such lists ranx
+    keeps tied items in the run's order and ties="input" reproduces every golden value
+    on the tied corpus; longer lists are partitioned and some of them differ."""
+    import numpy as np
+    from metrics_lib import describe_convention, evaluate
+
+    short_checked, long_differ, bad = 0, 0, []
+    for peer, metric, options, k, rows in reproduce.groups():
+        if peer != "ranx":
+            continue
+        described = describe_convention("ranx", reproduce.peer_metric_name(
+            peer, metric, k, json.loads(options)))
+        recs, truth = reproduce._prepare(peer, json.loads(options), "tied")
+        ours = evaluate(recs, truth, [described["metric"]],
+                        **{**described["keywords"], "ties": "input"})[described["metric"]]
+        expected = rows[rows["scores"] == "tied"].set_index("user")["value"]
+        length = recs.groupby("user").size().reindex(expected.index, fill_value=0)
+        diff = np.abs(ours.reindex(expected.index).to_numpy(float) - expected.to_numpy(float))
+        short = (length <= 15).to_numpy()
+        short_checked += int(short.sum())
+        long_differ += int((diff[~short] > 1e-12).sum())
+        if (diff[short] > 1e-12).any():
+            bad.append(f"{metric} {options}: {int((diff[short] > 1e-12).sum())} short lists differ")
+    assert short_checked > 0 and not bad, "\n".join(bad)
+    assert long_differ > 0   # the limit is real: beyond 15 items the order is the sort's

@@ -4,7 +4,10 @@ Source: ranx, ranx/meta/evaluate.py (evaluate) and ranx/metrics/*.py (hits,
 hit_rate, precision, recall, reciprocal_rank, average_precision, ndcg, r_precision); the run is sorted once, by ranx/data_structures/run.py
 Run.sort -> ranx/data_structures/common.py sort_dict_by_value (numba
 np.argsort of the negated scores, in dict insertion order; numba's argsort is
-an unstable quicksort), so the order of tied scores is implementation-defined.
+a quicksort that only insertion-sorts lists of at most 15 items, which is
+stable, and partitions longer ones, which is not), so the order of tied scores
+is the file order on lists of at most 15 items and implementation-defined beyond
+(numba 0.68.1, numba/misc/quicksort.py, SMALL_QUICKSORT).
 """
 from __future__ import annotations
 
