@@ -318,7 +318,16 @@ def _refuse_label_vector(items: list, name: str, recommended) -> None:
 
 
 def check_relevance_level(level) -> float:
-    return check_real("relevance_level", level, low=0, low_open=True)
+    """relevance_level: a grade >= it is relevant; 0 (trec_eval ``-l 0``) makes
+    every judged item relevant, grade 0 included, and no unjudged one."""
+    value = check_real("relevance_level", level)
+    if value < 0:
+        # trec_eval marks unjudged retrieved documents -1: a negative -l counts
+        # them as relevant but not in num_rel, so AP and recall exceed 1
+        raise ValueError(f"relevance_level must be >= 0; got {show(level)} (trec_eval "
+                         "then counts unjudged items as relevant and gives AP "
+                         "above 1)")
+    return value
 
 
 def check_empty(empty) -> str:
@@ -374,8 +383,11 @@ def check_real_array(name: str, values, *, min_size: int = 1) -> np.ndarray:
         raise ValueError(f"{name} is empty; at least {min_size} value(s) needed")
     if not np.all(np.isfinite(array)):
         bad = int(np.flatnonzero(~np.isfinite(array))[0])
-        raise ValueError(f"{name} contains a non-finite value {show(array[bad])} at "
-                         f"index {bad}")
+        # a Series is read by label (a user id): name the label, not the position
+        series = (type(values).__module__ or "").startswith("pandas") \
+            and hasattr(values, "index")
+        at = f"index label {show(values.index[bad])}" if series else f"index {bad}"
+        raise ValueError(f"{name} contains a non-finite value {show(array[bad])} at {at}")
     return array
 
 
@@ -415,33 +427,6 @@ def check_same_users(name_a: str, users_a, name_b: str, users_b) -> np.ndarray:
             f"{len(only_b)} user(s) of {name_b} are not in {name_a} "
             f"{show(only_b[:3].tolist())}; keep the common users of both first")
     return where
-
-
-def check_paired_values(name_a: str, a, name_b: str, b, *, min_size: int = 1
-                        ) -> tuple[np.ndarray, np.ndarray]:
-    """Two arrays of per-user values, matched by user when both are Series.
-
-    Two pandas Series are matched on their index (``b`` put in ``a``'s
-    order); anything else pairs by position. One Series with a plain
-    sequence is refused: nothing says which user each plain value belongs to.
-    """
-    import pandas as pd
-
-    series_a, series_b = isinstance(a, pd.Series), isinstance(b, pd.Series)
-    if series_a != series_b:
-        keyed, plain = (name_a, name_b) if series_a else (name_b, name_a)
-        raise TypeError(f"{keyed} is a pandas Series (values by user) but {plain} is "
-                        f"a plain sequence, so nothing says which user each value of "
-                        f"{plain} belongs to; pass both as Series, or both as arrays "
-                        "in the same user order")
-    x = check_real_array(name_a, a, min_size=min_size)
-    y = check_real_array(name_b, b, min_size=min_size)
-    if series_a:
-        check_user_index(name_a, a.index)
-        check_user_index(name_b, b.index)
-        return x, y[check_same_users(name_a, a.index, name_b, b.index)]
-    check_same_length(name_a, x, name_b, y)
-    return x, y
 
 
 def check_binary_labels(name: str, values) -> np.ndarray:
@@ -714,11 +699,10 @@ def _numpy_dtype(dtype) -> np.dtype:
     return dtype if isinstance(dtype, np.dtype) else np.dtype(dtype.numpy_dtype)
 
 
-def _missing_id(name: str, series, mask) -> ValueError:
+def _missing_id(where: str, series, mask, needs: str) -> ValueError:
     row = series.index[int(np.argmax(mask))]
-    return ValueError(f"{name} column {show(series.name)} has a missing id at row {show(row)}; "
-                      "every row needs a user and an item id (drop or fill the "
-                      "missing ones first)")
+    return ValueError(f"{where} has a missing id at row {show(row)}; every row needs "
+                      f"{needs} (drop or fill the missing ones first)")
 
 
 def _object_ints(name: str, series, values: np.ndarray) -> np.ndarray:
@@ -743,8 +727,12 @@ def dtype_name(series) -> str:
     return series.attrs.get("native_dtypes", {}).get(series.name, str(series.dtype))
 
 
-def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
+def check_id_column(name: str, series, *, where: str | None = None,
+                    needs: str = "a user and an item id") -> tuple[str, np.ndarray]:
     """An id column as ``(kind, values)``; refuses missing and unusable ids.
+
+    ``where`` names the ids in messages (default: column ``series.name`` of
+    ``name``); ``needs`` says which ids every row must have.
 
     ``kind`` is ``"int"``, ``"str"`` or ``"bool"``, decided by the values (an
     object column of Python ints is ``"int"``). ``values`` is a new numpy array:
@@ -757,19 +745,20 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
     """
     import pandas as pd
 
+    where = where or f"{name} column {show(series.name)}"
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         codes = series.cat.codes.to_numpy()
         if (codes < 0).any():
-            raise _missing_id(name, series, codes < 0)
+            raise _missing_id(where, series, codes < 0, needs)
         values = pd.Series(series.cat.categories.take(codes), index=series.index,
                            name=series.name)
-        return check_id_column(name, values)
+        return check_id_column(name, values, where=where, needs=needs)
     plain_numpy = isinstance(dtype, np.dtype) and dtype.kind in "iub"
     if not plain_numpy and len(series):
         mask = series.isna().to_numpy()
         if mask.any():
-            raise _missing_id(name, series, mask)
+            raise _missing_id(where, series, mask, needs)
     kind = getattr(dtype, "kind", "O")
     if kind == "b":
         return "bool", series.to_numpy(dtype=bool)
@@ -777,7 +766,7 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
         wide = kind == "u" and _numpy_dtype(dtype).itemsize == 8
         return "int", series.to_numpy(dtype=np.uint64 if wide else np.int64)
     if kind == "f":
-        raise TypeError(f"{name} column {show(series.name)} holds floats "
+        raise TypeError(f"{where} holds floats "
                         f"({dtype_name(series)}); ids "
                         "must be integers or strings: convert it with "
                         ".astype('int64') (a float id such as 1.0 is not the id 1 "
@@ -796,7 +785,7 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
         if inferred == "boolean":
             return "bool", values.astype(bool)
         if inferred == "mixed-integer":
-            raise mixed_ids(f"{name} column {show(series.name)}")
+            raise mixed_ids(where)
         if inferred == "decimal" and all(value == value.to_integral_value()
                                          for value in values):
             # whole Decimals: the decimal128(20, 0) user ids of evaluate's
@@ -804,11 +793,11 @@ def check_id_column(name: str, series) -> tuple[str, np.ndarray]:
             return "int", _object_ints(name, series,
                                        np.array([int(v) for v in values], dtype=object))
         if inferred in ("floating", "mixed-integer-float", "decimal"):
-            raise TypeError(f"{name} column {show(series.name)} holds float ids "
+            raise TypeError(f"{where} holds float ids "
                             f"({dtype_name(series)}); ids must be integers or strings")
-        raise TypeError(f"{name} column {show(series.name)} holds {inferred} ids "
+        raise TypeError(f"{where} holds {inferred} ids "
                         f"({dtype_name(series)}); ids must be integers or strings")
-    raise TypeError(f"{name} column {show(series.name)} has dtype {dtype_name(series)}; "
+    raise TypeError(f"{where} has dtype {dtype_name(series)}; "
                     "ids must be integers or strings")
 
 

@@ -36,7 +36,7 @@ from ._validation import (
     check_gain,
     check_min_grade,
     check_n_jobs,
-    check_real,
+    check_relevance_level,
     check_score_threshold,
     check_truncate,
     check_same_id_kind,
@@ -740,18 +740,6 @@ def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col
     return recommendations, truth
 
 
-def _check_level(level) -> float:
-    """relevance_level: trec_eval's -l accepts 0 (every judged item relevant)."""
-    level = check_real("relevance_level", level)
-    if level < 0:
-        # trec_eval marks unjudged retrieved documents -1: a negative -l counts
-        # them as relevant but not in num_rel, so AP and recall exceed 1
-        raise ValueError(f"relevance_level must be >= 0; got {level:g} (trec_eval "
-                         "then counts unjudged items as relevant and gives AP "
-                         "above 1)")
-    return level
-
-
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
                    empty, missing, ties) -> dict:
     parsed = _parse_metrics(metrics)
@@ -759,7 +747,7 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
         refuse_unsupported(ties, kind, ideal=ideal, name=name)
     return {
         "metrics": parsed,
-        "relevance_level": _check_level(relevance_level),
+        "relevance_level": check_relevance_level(relevance_level),
         "denominator": check_choice("denominator", denominator, AP_DENOMINATORS),
         "gain": check_gain(gain, GAINS),
         "ideal": check_choice("ideal", ideal, IDEALS),

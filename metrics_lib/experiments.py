@@ -42,11 +42,11 @@ from ._validation import (
     check_real,
     check_real_array,
     check_real_matrix,
-    check_paired_values,
     check_same_length,
     check_same_users,
     check_user_index,
 )
+from .significance import paired_values
 
 __all__ = [
     "RatioEstimate",
@@ -117,11 +117,14 @@ class RatioTest:
         Confidence interval of ``absolute_lift`` (one bound infinite for a
         one-sided ``alternative``).
     relative_lift : float
-        ``ratio_treatment / ratio_control - 1``.
+        ``ratio_treatment / ratio_control - 1``; ``inf`` when the control
+        ratio is 0.
     relative_std_error : float
-        Delta-method standard error of ``relative_lift``.
+        Delta-method standard error of ``relative_lift`` (``inf`` when the
+        control ratio is 0).
     relative_ci_low, relative_ci_high : float
-        Confidence interval of ``relative_lift``.
+        Confidence interval of ``relative_lift`` (``-inf`` and ``inf`` when
+        the control ratio is 0).
     z : float
         ``absolute_lift / std_error``.
     p_value : float
@@ -282,14 +285,16 @@ def _interval(estimate, se, gamma, alternative):
     return -math.inf, estimate + q * se
 
 
-def _p_value_and_interval(estimate, se, gamma, alternative):
-    """Normal p-value of estimate/se and the matching confidence interval."""
+def _p_value_and_interval(estimate, se, gamma, alternative, why):
+    """Normal p-value of estimate/se and the matching confidence interval.
+
+    ``why`` says, for the message, what a zero standard error means.
+    """
     if not se > 0:
         # z = estimate / 0 would give a p-value of 0 (or 1) with no evidence
         # behind it; the t-test and two_proportion_test refuse this case too
-        raise ValueError("the standard error is 0 (every unit of each group has "
-                         "the same value), so the z statistic is undefined; there "
-                         "is no evidence either way")
+        raise ValueError(f"the standard error is 0 ({why}), so the z statistic is "
+                         "undefined; there is no evidence either way")
     norm = _norm()
     z = estimate / se
     if alternative == "two-sided":
@@ -304,7 +309,8 @@ def _p_value_and_interval(estimate, se, gamma, alternative):
 
 def _ratio_parts(numerators, denominators, num_name, den_name):
     """Validated ratio, its delta-method variance and the unit count."""
-    x, y = check_paired_values(num_name, numerators, den_name, denominators, min_size=2)
+    # sums in the caller's order: Series give the same bits as their arrays
+    x, y = paired_values(num_name, numerators, den_name, denominators, user_order=False)
     if np.any(y < 0):
         raise ValueError(f"{den_name} must be non-negative (a count per unit); got "
                          f"{show(y[y < 0][0])}")
@@ -441,9 +447,12 @@ def ratio_metric_test(numerators_control, denominators_control, numerators_treat
     The test is the Wald z test of the absolute lift (unpooled variance),
     appropriate for the large samples of online experiments.
 
-    A zero standard error (every unit of each group alike) raises
-    ``ValueError``: z and the p-value are undefined.
-    So does a control ratio of 0, whose relative lift is undefined.
+    A zero standard error (no unit varies around its group's ratio) raises
+    ``ValueError``: z and the p-value are undefined. A control ratio of 0
+    gives a relative lift of ``inf`` (``-inf`` for a negative treatment
+    ratio), as :func:`~metrics_lib.two_proportion_test` does, with an
+    infinite relative standard error and the interval ``(-inf, inf)``; the
+    absolute test stays valid. Both ratios 0 raise ``ValueError``.
 
     Cost: :math:`O(n)` time and memory for :math:`n` users in all.
 
@@ -472,17 +481,27 @@ def ratio_metric_test(numerators_control, denominators_control, numerators_treat
                              "numerators_control", "denominators_control")
     rt, vt, _ = _ratio_parts(numerators_treatment, denominators_treatment,
                              "numerators_treatment", "denominators_treatment")
-    if rc == 0:
-        # a NaN relative lift next to a p-value would be half a result
-        raise ValueError("numerators_control sums to 0, so the control ratio is 0 "
-                         "and the relative lift (treatment / control - 1) is "
-                         "undefined")
     diff = rt - rc
     se = math.sqrt(vc + vt)
-    z, p, low, high = _p_value_and_interval(diff, se, gamma, alternative)
-    rel = rt / rc - 1.0
-    rel_se = math.sqrt(vt / rc ** 2 + rt ** 2 * vc / rc ** 4)
-    rel_low, rel_high = _interval(rel, rel_se, gamma, alternative)
+    z, p, low, high = _p_value_and_interval(
+        diff, se, gamma, alternative, "in both groups every unit's numerator is the "
+        "ratio times its denominator: no unit varies around its group's ratio")
+    if rc != 0:
+        rel = rt / rc - 1.0
+        rel_se = math.sqrt(vt / rc ** 2 + rt ** 2 * vc / rc ** 4)
+        rel_low, rel_high = _interval(rel, rel_se, gamma, alternative)
+    elif rt != 0:
+        # as two_proportion_test: any change from a control ratio of 0 is an
+        # infinite relative lift, on which the delta method bounds nothing
+        rel, rel_se, rel_low, rel_high = math.copysign(math.inf, rt), math.inf, \
+            -math.inf, math.inf
+    else:
+        # both ratios 0 (numerators of both signs): a NaN relative lift next
+        # to a p-value would be half a result
+        raise ValueError("numerators_control and numerators_treatment both sum to 0, "
+                         "so both ratios are 0 and the relative lift (treatment / "
+                         "control - 1) is 0 / 0; compare the absolute lift with "
+                         "ratio_metric on each group")
     return RatioTest(ratio_control=rc, ratio_treatment=rt, absolute_lift=diff,
                      std_error=se, ci_low=low, ci_high=high, relative_lift=rel,
                      relative_std_error=rel_se, relative_ci_low=rel_low,
@@ -496,14 +515,15 @@ def ratio_metric_test(numerators_control, denominators_control, numerators_treat
 def _metric_and_covariates(name_y, y, name_x, x):
     """Per-user metric and covariate matrix (n, p); ``x`` 1-D or 2-D.
 
-    A 1-D covariate goes through :func:`check_paired_values` (one covariate,
-    as before); a 2-D array or DataFrame has one column per covariate, and a
+    A 1-D covariate goes through ``significance.paired_values`` (one
+    covariate, as before); a 2-D array or DataFrame has one column per covariate, and a
     DataFrame is matched to a Series metric on the index.
     """
     import pandas as pd
 
     if isinstance(x, pd.Series) or not (isinstance(x, pd.DataFrame) or _is_2d(x)):
-        yv, xv = check_paired_values(name_y, y, name_x, x, min_size=2)
+        # sums in the caller's order: Series give the same bits as their arrays
+        yv, xv = paired_values(name_y, y, name_x, x, user_order=False)
         return yv, xv[:, None], None
     keyed_y, keyed_x = isinstance(y, pd.Series), isinstance(x, pd.DataFrame)
     if keyed_y != keyed_x:
@@ -674,7 +694,9 @@ def cuped_test(metric_control, covariate_control, metric_treatment,
     se = math.sqrt(adj_c.var(ddof=1) / nc + adj_t.var(ddof=1) / nt)
     raw_diff = float(yt.mean() - yc.mean())
     raw_se = math.sqrt(yc.var(ddof=1) / nc + yt.var(ddof=1) / nt)
-    z, p, low, high = _p_value_and_interval(diff, se, gamma, alternative)
+    z, p, low, high = _p_value_and_interval(
+        diff, se, gamma, alternative, "every unit of each group has the same "
+        "CUPED-adjusted value")
     reduction = 1.0 - se ** 2 / raw_se ** 2 if raw_se > 0 else math.nan
     return CupedTest(mean_control=float(yc.mean()), mean_treatment=float(yt.mean()),
                      adjusted_mean_control=float(adj_c.mean()),

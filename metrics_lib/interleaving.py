@@ -472,6 +472,15 @@ def interleaving_test(clicks_a, clicks_b, *, alternative="two-sided"):
     InterleavingTest
         Wins, ties, the preference statistic ``delta`` and the p-value.
 
+    Raises
+    ------
+    ValueError
+        If the arrays are empty, differ in length or hold a negative or
+        non-finite value; if every impression ties (no winner: the share of
+        wins is 0 / 0 and there is no evidence either way).
+    TypeError
+        If an array holds something other than numbers.
+
     Notes
     -----
     Each impression with a winner is one Bernoulli trial; under "no

@@ -250,6 +250,12 @@ def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options
     grades = check_relevant(relevant, allow_negative=allow_negative,
                             recommended=items)
     level = options.get("relevance_level", 1)
+    if level == 0 and kind not in ("ndcg", "dcg"):
+        # the closed forms count positive grades only: grade >= 0 is grade + 1
+        # >= 1 (evaluate does the same at trec_eval's -l 0)
+        grades = {item: grade + 1.0 if grade >= 0 else grade
+                  for item, grade in grades.items()}
+        level = 1.0
     if kind == "ndcg":
         if not any(grade > 0 for grade in grades.values()):
             return plain  # the empty policy, already applied
@@ -354,7 +360,9 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
 
         With ``k=None``, ``k`` stands for the list length.
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         What to return when no item is relevant: ``0.0`` (trec_eval),
         ``nan`` (leave the user out of a later ``nanmean``), ``1.0``
@@ -480,7 +488,9 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
         libraries); ``"min_k"``: ``min(k, |R|)`` ("capped recall"; with
         ``k=None``, ``k`` stands for the list length).
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant (the ratio is 0/0).
     judged_only : bool, default=False
@@ -589,7 +599,9 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     k : int or None, default=None
         Cut-off; ``None`` uses the whole list.
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
@@ -693,7 +705,9 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     k : int or None, default=None
         Cut-off; ``None`` uses the whole list.
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
@@ -792,7 +806,9 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
     k : int or None, default=None
         Cut-off; ``None`` uses the whole list.
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     judged_only : bool, default=False
         ``True`` removes the items that ``relevant`` does not judge from the
         list before anything is counted: a "condensed" list (trec_eval 10.0
@@ -864,7 +880,9 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     k : int or None, default=None
         Cut-off; a first hit below rank ``k`` scores 0.
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
@@ -997,7 +1015,9 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
           ``rectools/metrics/ranking.py``, ``MAP(divide_by_k=True)``,
           ``MAP.calc_per_user_from_fitted``); it needs a ``k``.
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant.
     judged_only : bool, default=False
@@ -1171,6 +1191,8 @@ def gain_grades(grades: np.ndarray, judged: np.ndarray | None, gain, relevance_l
         return np.where(mask, values[where], 0.0), "linear"
     if gain == "binary":
         mask = grades >= relevance_level
+        if judged is not None:
+            mask &= judged  # at relevance_level=0 an unjudged 0 would pass
         if keep is not None:
             mask &= keep
         return mask.astype(np.float64), "linear"
@@ -1546,7 +1568,9 @@ def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
     k : int or None, default=None
         Cut-off applied to every list.
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0 (``"zero"``, trec_eval), are
         left out of the mean (``"nan"``), or raise. If every user is left
@@ -1604,7 +1628,9 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
     denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
         See :func:`average_precision`.
     relevance_level : float, default=1
-        Minimum grade for an item to count as relevant.
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0, are left out of the mean
         (``"nan"``), or raise.

@@ -156,19 +156,48 @@ class PermutationTest:
 # ---------------------------------------------------------------------------
 
 def _value_column(name, names, user_col, metric):
-    """The one column of per-user values in a table with columns ``names``."""
+    """The one column of per-user values in a table with columns ``names``.
+
+    ``user_col`` is None when the users are the index of a pandas DataFrame.
+    """
     if metric is not None:
         check_column_names(name, names, [metric])
         return metric
     others = [c for c in names if c != user_col]
     if len(others) != 1:
-        raise ValueError(f"{name} has {len(others)} value columns besides the user "
-                         f"column {show(user_col)} ({show(others)}); pass metric= to name "
-                         "the one to compare")
+        users = ("its index of users" if user_col is None
+                 else f"the user column {show(user_col)} (user_col=)")
+        raise ValueError(f"{name} has {len(others)} value columns besides {users} "
+                         f"({show(others)}); pass metric= to name the one to compare")
     return others[0]
 
 
-def _per_user(name, values, user_col, metric):
+def _ids(name, ids, where):
+    """Checked user ids (one kind, none missing, none twice) as a pandas Index."""
+    users = pd.Index(check_id_column(name, pd.Series(ids), where=where,
+                                     needs="a user id")[1])
+    check_user_index(name, users)
+    return users
+
+
+def _index_users(name, values, user_col):
+    """The users of a pandas Series or DataFrame given by its index."""
+    index = values.index
+    if isinstance(index, pd.MultiIndex):
+        raise ValueError(f"{name} has a MultiIndex (levels {show(list(index.names))}); "
+                         "per-user values need one user id per row: reset_index() and "
+                         "pass user_col= naming the column of user ids")
+    if isinstance(values, pd.DataFrame) and index.name is None:
+        # an unnamed index is usually 0, 1, 2, ...: row numbers, not users
+        raise ValueError(f"{name} has no user column {show(user_col)} (user_col=) and "
+                         "its index has no name, so nothing says which user each row "
+                         f"belongs to; pass user_col= naming the column of user ids "
+                         f"(columns: {show(list(values.columns))}), or set the users "
+                         "as the index")
+    return _ids(name, index, f"the index of {name}")
+
+
+def _per_user(name, values, user_col, metric, min_size):
     """``(users, values)`` of one side: users is a pandas Index, or None for a
     plain sequence (paired by position)."""
     if native_library(values) is not None:  # Polars or Arrow: a user column
@@ -177,63 +206,70 @@ def _per_user(name, values, user_col, metric):
                            hint="pass user_col= to name the column of user ids")
         column = _value_column(name, names, user_col, metric)
         frame = read_columns(name, values, ids=[user_col], values=[column])
-        users = pd.Index(check_id_column(name, frame[user_col])[1])
-        check_user_index(name, users)
-        return users, check_real_array(name, frame[column], min_size=2)
+        users = _ids(name, frame[user_col], f"{name} column {show(user_col)}")
+        return users, check_real_array(name, frame[column], min_size=min_size)
     if isinstance(values, pd.DataFrame):  # as evaluate returns it: users as index
         names = list(values.columns)
         keyed = user_col in names
         column = _value_column(name, names, user_col if keyed else None, metric)
-        check_column_names(name, names, [column])
-        users = (pd.Index(check_id_column(name, values[user_col])[1]) if keyed
-                 else values.index)
+        users = (_ids(name, values[user_col], f"{name} column {show(user_col)}")
+                 if keyed else _index_users(name, values, user_col))
         values = values[column]
     elif isinstance(values, pd.Series):
-        users = values.index
+        users = _index_users(name, values, user_col)
     else:
-        return None, check_real_array(name, values, min_size=2)
-    check_user_index(name, users)
-    return users, check_real_array(name, values, min_size=2)
+        return None, check_real_array(name, values, min_size=min_size)
+    return users, check_real_array(name, values, min_size=min_size)
 
 
-def _user_order(users) -> np.ndarray:
-    """The order that sorts the users, so that no input's row order matters."""
-    try:
-        return np.argsort(users.to_numpy(), kind="stable")
-    except TypeError:  # users of incomparable types: keep a's order
-        return np.arange(len(users))
+def paired_values(name_a, a, name_b, b, *, user_col="user", metric=None, min_size=2,
+                  user_order=True):
+    """Two arrays of per-user values, ``x[i]`` and ``y[i]`` of the same user.
 
-
-def _paired_differences(a, b, user_col="user", metric=None) -> np.ndarray:
-    """``a - b`` per user: tables and Series matched by user, arrays by position."""
+    Tables and Series are matched by user and put in user order (so that the
+    rows' order changes no result, not even a seeded resample), or in
+    ``a``'s order with ``user_order=False``; plain sequences pair by
+    position. Shared with :mod:`metrics_lib.experiments`.
+    """
     if not isinstance(user_col, Hashable) or user_col is None:
         raise TypeError(f"user_col must be a column name; got {show(user_col)}")
-    users_a, x = _per_user("a", a, user_col, metric)
-    users_b, y = _per_user("b", b, user_col, metric)
+    users_a, x = _per_user(name_a, a, user_col, metric, min_size)
+    users_b, y = _per_user(name_b, b, user_col, metric, min_size)
     if (users_a is None) != (users_b is None):
-        keyed, plain = ("a", "b") if users_b is None else ("b", "a")
+        keyed, plain = (name_a, name_b) if users_b is None else (name_b, name_a)
         raise TypeError(f"{keyed} carries user ids (a pandas Series or a table) but "
                         f"{plain} is a plain sequence, so nothing says which user each "
                         f"value of {plain} belongs to; pass both with their users, or "
                         "both as arrays in the same user order")
     if users_a is None:
         if metric is not None:
-            raise ValueError("metric= names a column of a table; a and b are "
-                             "sequences of values")
-        check_same_length("a", x, "b", y)
-        return x - y
-    where = check_same_users("a", users_a, "b", users_b)
-    return (x - y[where])[_user_order(users_a)]
+            raise ValueError(f"metric= names a column of a table; {name_a} and "
+                             f"{name_b} are sequences of values")
+        check_same_length(name_a, x, name_b, y)
+        return x, y
+    where = check_same_users(name_a, users_a, name_b, users_b)
+    if not user_order:
+        return x, y[where]
+    # ids of one kind (checked above) always sort: the order needs no fallback
+    order = np.argsort(users_a.to_numpy(), kind="stable")
+    return x[order], y[where][order]
 
 
-def _check_resamples(n_resamples) -> int:
+def _paired_differences(a, b, user_col="user", metric=None) -> np.ndarray:
+    """``a - b`` per user: tables and Series matched by user, arrays by position."""
+    x, y = paired_values("a", a, "b", b, user_col=user_col, metric=metric)
+    return x - y
+
+
+def _check_resamples(n_resamples, minimum=1, why="") -> int:
+    """``n_resamples`` between ``minimum`` and ``MAX_RESAMPLES``."""
     if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples,
                                                                      numbers.Integral):
         raise TypeError(f"n_resamples must be a positive integer; got {show(n_resamples)}")
-    if not 1 <= n_resamples <= MAX_RESAMPLES:
-        raise ValueError(f"n_resamples must be an integer from 1 to {MAX_RESAMPLES:,} "
-                         f"(the Monte Carlo error is then below 0.0005); got "
-                         f"{int(n_resamples)}")
+    if not minimum <= n_resamples <= MAX_RESAMPLES:
+        raise ValueError(f"n_resamples must be an integer from {minimum} to "
+                         f"{MAX_RESAMPLES:,}{why} (the Monte Carlo error is then below "
+                         f"0.0005); got {int(n_resamples)}")
     return int(n_resamples)
 
 
@@ -261,8 +297,9 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95, user_col="u
     confidence : float, default=0.95
         Level of the confidence interval of the mean difference.
     user_col : str, default="user"
-        Column of user ids in a table (a pandas DataFrame without it uses
-        its index).
+        Column of user ids in a table. A pandas DataFrame without it uses
+        its index if the index is named (as in :func:`~metrics_lib.evaluate`'s
+        results); an unnamed index (row numbers) is refused.
     metric : str, optional
         Column of values in a table. By default the table must have exactly
         one column besides the users.
@@ -279,11 +316,13 @@ def paired_t_test(a, b, *, alternative="two-sided", confidence=0.95, user_col="u
         If the arrays differ in length, hold fewer than two values or a
         non-finite value, or every difference is the same (zero variance:
         the t statistic is undefined); if ``a`` and ``b`` carry users and
-        their sets of users differ or one holds a user twice; if a table
-        has several value columns and ``metric`` is not given.
+        their sets of users differ, one holds a user twice or misses one; if
+        a table has several value columns and ``metric`` is not given; if a
+        pandas DataFrame has no ``user_col`` column and an unnamed index, or
+        users come as a MultiIndex.
     TypeError
         If one of ``a`` and ``b`` carries users and the other is a plain
-        sequence.
+        sequence; if user ids mix kinds (numbers and strings) or are floats.
 
     See Also
     --------
@@ -376,8 +415,9 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     seed : int, numpy.random.Generator or None, default=None
         Source of randomness; an int makes the result reproducible.
     user_col : str, default="user"
-        Column of user ids in a table (a pandas DataFrame without it uses
-        its index).
+        Column of user ids in a table. A pandas DataFrame without it uses
+        its index if the index is named (as in :func:`~metrics_lib.evaluate`'s
+        results); an unnamed index (row numbers) is refused.
     metric : str, optional
         Column of values in a table. By default the table must have exactly
         one column besides the users.
@@ -420,10 +460,8 @@ def paired_bootstrap_ci(a, b, *, confidence=0.95, n_resamples=9999,
     (0.12, True)
     """
     confidence = check_open_unit("confidence", confidence)
-    n_resamples = _check_resamples(n_resamples)
-    if n_resamples < 2:  # one resample has no spread: a NaN standard error
-        raise ValueError("n_resamples must be at least 2 for a bootstrap interval; "
-                         f"got {n_resamples}")
+    # one resample has no spread: a NaN standard error
+    n_resamples = _check_resamples(n_resamples, 2, " for a bootstrap interval")
     check_choice("method", method, BOOTSTRAP_METHODS)
     rng = check_rng(seed)
     d = _paired_differences(a, b, user_col, metric)
@@ -487,8 +525,9 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
     seed : int, numpy.random.Generator or None, default=None
         Source of randomness for the random (non-exact) test.
     user_col : str, default="user"
-        Column of user ids in a table (a pandas DataFrame without it uses
-        its index).
+        Column of user ids in a table. A pandas DataFrame without it uses
+        its index if the index is named (as in :func:`~metrics_lib.evaluate`'s
+        results); an unnamed index (row numbers) is refused.
     metric : str, optional
         Column of values in a table. By default the table must have exactly
         one column besides the users.

@@ -130,8 +130,16 @@ def outcome(call):
         return type(error).__name__, str(error)
 
 
-def check(got, want, keyword, value, preset_value, label):
-    """The rule of this file for one call; ``label`` says which."""
+def check(got, want, keyword, value, preset_value, label, free=(), by_name=(),
+          option=None):
+    """The rule of this file for one call; ``label`` says which.
+
+    ``free`` are the preset's own free options and ``by_name`` the keywords
+    the metric's name sets (``option_keywords``), both under evaluate's
+    names; ``option`` is evaluate's name of ``keyword`` (default: the same).
+    A free option may be refused only when the metric's name sets it.
+    """
+    option = option or keyword
     if got[0] == "ok" and want[0] == "ok":
         a, b = got[1], want[1]
         if isinstance(a, pd.Series):
@@ -144,6 +152,9 @@ def check(got, want, keyword, value, preset_value, label):
         assert keyword in got[1], (label, "the refusal does not name the keyword", got[1])
         assert not _same(value, preset_value), (label, "a value that agrees with the "
                                                 "preset was refused", got[1])
+        assert option not in free or option in by_name, (
+            label, "a free option of the preset was refused though the metric's "
+            "name does not set it", got[1])
         return "refused"
     assert got[0] == want[0] != "ok", (label, "differs from the spelled-out call",
                                        got[0], want[0], got[1] if got[0] != "ok" else "")
@@ -179,9 +190,15 @@ def spelled_out(recs, truth, peer, name, caller):
     return evaluate(recs, truth, [metric], **keywords)[metric]
 
 
+def free_options(peer):
+    """The preset's own free options (keywords that win over it)."""
+    return importlib.import_module("metrics_lib.conventions")._PRESETS[peer].free
+
+
 def evaluate_matrix(peer, recs, truth, cases):
     names = preset_names(peer)
     presets = {name: describe_convention(peer, name)["keywords"] for name in names}
+    by_name = {name: describe_convention(peer, name)["option_keywords"] for name in names}
     counts = {"equal": 0, "refused": 0, "both fail": 0}
     spelled = {}     # the same keywords give the same spelled-out call
     for keyword, value in cases:
@@ -198,7 +215,8 @@ def evaluate_matrix(peer, recs, truth, cases):
             # a keyword the preset does not set (a column, n_jobs) contradicts nothing
             preset_value = presets[name].get(keyword, value)
             counts[check(got, want, keyword, value, preset_value,
-                         (peer, name, keyword, value))] += 1
+                         (peer, name, keyword, value), free_options(peer),
+                         by_name[name])] += 1
     return counts
 
 
@@ -322,6 +340,8 @@ def per_list_matrix(peer, function, lists):
             return {}
     cases = keyword_values(function, choices, skip=("convention", "scores"))
     every_row_relevant = described["keywords"].get("relevance_col", "") is None
+    # the per-list keyword -> evaluate's name of it (the preset's free options)
+    inverse = {short: long for long, short in RENAMED.get(function.__name__, {}).items()}
     counts = {"equal": 0, "refused": 0, "both fail": 0}
     for items, scores, grades in lists:
         for base in ({}, {"scores": scores}):
@@ -336,7 +356,9 @@ def per_list_matrix(peer, function, lists):
                 if keyword == "scores":
                     preset_value = value    # the data, not a convention
                 counts[check(got, want, keyword, value, preset_value,
-                             (peer, function.__name__, keyword, value, base))] += 1
+                             (peer, function.__name__, keyword, value, base),
+                             free_options(peer), described["option_keywords"],
+                             inverse.get(keyword))] += 1
     return counts
 
 

@@ -286,12 +286,16 @@ def test_degenerate_inputs_refuse_or_report_no_nan(name, args):
 # ---------------------------------------------------------------------------
 # bounded cost: what grows with precision is capped by a documented rule
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("function", [metrics_lib.paired_bootstrap_ci,
-                                      metrics_lib.paired_permutation_test])
-def test_resamples_beyond_the_cap_are_refused(function):
-    # more resamples only shrink a Monte Carlo error already below 0.0005
-    with pytest.raises(ValueError, match=r"n_resamples must be an integer from 1 to 1,000,000"):
-        function([0.1, 0.5, 0.3], [0.0, 0.2, 0.4], n_resamples=1_000_001, seed=0)
+@pytest.mark.parametrize("function,minimum", [(metrics_lib.paired_bootstrap_ci, 2),
+                                              (metrics_lib.paired_permutation_test, 1)])
+def test_resamples_beyond_the_cap_are_refused(function, minimum):
+    # more resamples only shrink a Monte Carlo error already below 0.0005; the
+    # message gives the real minimum (one bootstrap resample has no spread)
+    for n in (1_000_001, minimum - 1):
+        with pytest.raises(ValueError, match=f"n_resamples must be an integer from "
+                                             f"{minimum} to 1,000,000"):
+            function([0.1, 0.5, 0.3], [0.0, 0.2, 0.4], n_resamples=n, seed=0)
+    function([0.1, 0.5, 0.3], [0.0, 0.2, 0.4], n_resamples=minimum, seed=0)
     result = function([0.1, 0.5, 0.3], [0.0, 0.2, 0.4], n_resamples=1_000_000, seed=0)
     assert result.n_resamples in (1_000_000, 8)  # the exact test enumerates 2**3
 

@@ -9,6 +9,8 @@ nothing, not even a seeded resample.
 import dataclasses
 import math
 
+import metrics_lib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -259,7 +261,124 @@ def test_experiment_pairs_refused_by_name():
         ratio_metric(x, pd.Series([5.0, 5.0, 5.0], index=[1, 2, 4]))
     with pytest.raises(ValueError, match="denominators holds user 2 more than once"):
         ratio_metric(x, pd.Series([5.0, 5.0, 5.0], index=[1, 2, 2]))
-    with pytest.raises(TypeError, match="numerators is a pandas Series .* denominators is a plain"):
+    with pytest.raises(TypeError, match="numerators carries user ids .* denominators is a plain"):
         ratio_metric(x, [5.0, 5.0, 5.0])
     with pytest.raises(ValueError, match="metric_treatment and covariate_treatment must hold"):
         cuped_test([1.0, 2.0, 4.0], [1.0, 3.0, 2.0], x, pd.Series([1.0, 2.0, 0.0], index=[3, 4, 5]))
+
+
+# ---------------------------------------------------------------------------
+# review of issue 22 (points 2, 4, 6): the index as users, one helper, messages
+# ---------------------------------------------------------------------------
+def test_unnamed_range_index_is_not_taken_as_users():
+    # two tables with a user_id column in different row orders: an unnamed
+    # RangeIndex is row numbers, so pairing by it paired by position (t=0.7276)
+    a = pd.DataFrame({"user_id": [1, 2, 3, 4], "ndcg": [.5, .7, .2, .9]})
+    b = pd.DataFrame({"user_id": [4, 3, 2, 1], "ndcg": [.6, .2, .5, .4]})
+    for function in (paired_t_test, paired_permutation_test, paired_bootstrap_ci):
+        with pytest.raises(ValueError, match=r"user_col=.*\['user_id', 'ndcg'\]"):
+            function(a, b, metric="ndcg")
+    got = paired_t_test(a, b, user_col="user_id")
+    ref = stats.ttest_rel([.5, .7, .2, .9], [.4, .5, .2, .6])
+    assert math.isclose(got.statistic, ref.statistic, rel_tol=1e-12)
+    # a named index (as evaluate's results have) is the users
+    named = paired_t_test(a.set_index("user_id"), b.set_index("user_id"))
+    assert math.isclose(named.statistic, ref.statistic, rel_tol=1e-12)
+
+
+def test_value_column_message_names_user_col_not_none():
+    a = pd.DataFrame({"v": [.1, .2, .3], "w": [1., 2., 3.]},
+                     index=pd.Index([1, 2, 3], name="user"))
+    with pytest.raises(ValueError, match="pass metric=") as info:
+        paired_t_test(a, a)
+    assert "None" not in str(info.value)
+    keyed = a.reset_index()
+    with pytest.raises(ValueError, match=r"user column 'user' \(user_col=\)"):
+        paired_t_test(keyed, keyed)
+
+
+@pytest.mark.parametrize("index,error,message", [
+    ([1, "2", 3], TypeError, "the index of a mixes ids"),
+    ([1.0, 2.0, 3.0], TypeError, "the index of a holds floats"),
+    (pd.MultiIndex.from_tuples([(1, 1), (1, 2), (2, 1)]), ValueError, "MultiIndex"),
+    (pd.Index([1, None, 3], dtype="Int64"), ValueError,
+     "missing id at row 1; every row needs a user id "),
+])
+def test_index_users_get_the_id_checks_of_tables(index, error, message):
+    # a mixed index could not be sorted, so a seeded resample followed row order
+    a = pd.Series([0.1, 0.5, 0.3], index=index)
+    b = pd.Series([0.0, 0.2, 0.4], index=index)
+    for function in (paired_t_test, paired_permutation_test, paired_bootstrap_ci):
+        with pytest.raises(error, match=message):
+            function(a, b)
+
+
+def test_missing_user_in_a_column_needs_no_item_id():
+    a = pd.DataFrame({"user": [1, None, 3], "v": [.1, .2, .3]})
+    b = pd.DataFrame({"user": [1, 2, 3], "v": [.1, .2, .4]})
+    with pytest.raises(ValueError, match="every row needs a user id ") as info:
+        paired_t_test(a, b)
+    assert "item" not in str(info.value)
+
+
+def test_non_finite_value_of_a_series_names_its_user():
+    a = pd.Series([np.float64(0.1), np.float64("nan"), 0.3], index=[7, 8, 9])
+    b = pd.Series([0.1, 0.2, 0.3], index=[7, 8, 9])
+    with pytest.raises(ValueError, match=r"non-finite value nan at index label 8$"):
+        paired_t_test(a, b)
+    with pytest.raises(ValueError, match=r"non-finite value inf at index 2$"):
+        paired_t_test([0.1, 0.2, np.float64("inf")], [0.1, 0.2, 0.3])
+
+
+def test_numpy_scalars_never_reach_a_message():
+    rec = pd.DataFrame({"user": [1, 1], "item": [1, 2], "score": [.9, .8]})
+    truth = pd.DataFrame({"user": [1], "item": [1], "relevance": [2]})
+    calls = [
+        lambda: evaluate(rec, truth, metrics=["map@10-l2"], convention="ranx",
+                         relevance_col="relevance", relevance_level=np.int64(1)),
+        lambda: metrics_lib.precision_at_k([1, 2, 3], {1: 1}, k=np.int64(2),
+                                           convention="trec_eval",
+                                           denominator=np.int64(3)),
+        lambda: paired_bootstrap_ci([.1, .2, .3], [.2, .1, .4], n_resamples=np.int64(1)),
+        lambda: paired_t_test([.1, .2, .3], [.2, .1, .4], confidence=np.float64(1.5)),
+        lambda: ratio_metric([np.int64(1), 2], [np.float64(-1.0), 2.0]),
+    ]
+    for call in calls:
+        with pytest.raises((TypeError, ValueError)) as info:
+            call()
+        assert "np." not in str(info.value), str(info.value)
+
+
+def test_experiments_use_the_paired_helper_of_significance():
+    # one helper: a table of per-user values is matched by user there too
+    x = pd.DataFrame({"user": [3, 1, 2], "clicks": [1.0, 2.0, 0.0]})
+    y = pd.DataFrame({"user": [1, 2, 3], "views": [4.0, 5.0, 6.0]})
+    got = ratio_metric(x, y)
+    assert got == ratio_metric([2.0, 0.0, 1.0], [4.0, 5.0, 6.0])
+    with pytest.raises(ValueError, match="numerators has no user column 'user'"):
+        ratio_metric(pd.DataFrame({"clicks": [1.0, 2.0]}), pd.DataFrame({"v": [1.0, 2.0]}))
+
+
+def test_ratio_test_with_a_control_ratio_of_zero_keeps_the_absolute_test():
+    clicks_c, views_c = [0, 0, 0, 0], [3, 4, 5, 6]
+    clicks_t, views_t = [1, 0, 2, 1], [3, 3, 4, 5]
+    got = ratio_metric_test(clicks_c, views_c, clicks_t, views_t)
+    rt = sum(clicks_t) / sum(views_t)
+    treatment = ratio_metric(clicks_t, views_t)
+    # the control group has no variance around 0: the difference's error is
+    # the treatment's alone
+    assert got.absolute_lift == pytest.approx(rt, rel=1e-12)
+    assert got.std_error == pytest.approx(treatment.std_error, rel=1e-12)
+    z = rt / treatment.std_error
+    assert got.p_value == pytest.approx(2 * stats.norm.sf(z), rel=1e-9)
+    assert got.relative_lift == math.inf
+    assert (got.relative_ci_low, got.relative_ci_high) == (-math.inf, math.inf)
+    # as two_proportion_test says of a control rate of 0
+    assert metrics_lib.two_proportion_test(0, 18, 4, 15).relative_lift == math.inf
+
+
+def test_zero_standard_error_messages_say_what_it_means():
+    with pytest.raises(ValueError, match="no unit varies around its group's ratio"):
+        ratio_metric_test([1, 2], [1, 2], [2, 4], [1, 2])
+    assert "Raises" in metrics_lib.interleaving_test.__doc__
+    assert "tie" in metrics_lib.interleaving_test.__doc__.split("Raises")[1]

@@ -266,3 +266,156 @@ class TestRatingGroups:
             ml.mae(self.TRUTH, self.PRED, groups=self.USERS[:-1] + [None])
         with pytest.raises(TypeError, match="groups must be a sequence"):
             ml.mae(self.TRUTH, self.PRED, groups="u1")
+
+
+# ---------------------------------------------------------------------------
+# relevance_level=0 (issue 22 point 9): trec_eval -l 0, every judged item
+# relevant (grade 0 included), no unjudged one; compared with the binary
+# ---------------------------------------------------------------------------
+import itertools  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+_TREC_EVAL = Path(__file__).resolve().parents[1] / "_build" / "trec_eval" / "trec_eval"
+_LEVEL_ZERO_MEASURES = ["P.3,10", "recall.3,10", "map", "map_cut.3,10", "recip_rank",
+                        "Rprec", "ndcg_cut.3,10", "success.10"]
+
+
+def _level_zero_case(seed):
+    """{qid: (run rows (score, docno), {docno: grade})}: ties, short and empty
+    lists, judged items of grade 0 only, unjudged items in the lists."""
+    rng = np.random.default_rng(seed)
+    queries = {}
+    for q in range(12):
+        pool = [str(d) for d in rng.choice(300, size=30, replace=False)]
+        n_ret = 0 if q == 5 else int(rng.integers(1, 16))
+        rows = [(float(rng.choice([3.0, 2.0, 1.5, 1.0])), doc) for doc in pool[:n_ret]]
+        judged = rng.choice(pool, size=int(rng.integers(1, 20)), replace=False)
+        weights = [1.0, 0, 0, 0] if q == 3 else [0.5, 0.2, 0.15, 0.15]
+        grades = {str(doc): int(rng.choice(4, p=weights)) for doc in judged}
+        queries[f"q{q}"] = (rows, grades)
+    return queries
+
+
+def _trec_eval_table(tmp_path, queries, level):
+    run = "".join(f"{q} Q0 {d} 0 {s!r} tag\n" for q, (rows, _) in queries.items()
+                  for s, d in rows)
+    qrels = "".join(f"{q} 0 {d} {g}\n" for q, (_, grades) in queries.items()
+                    for d, g in grades.items())
+    (tmp_path / "run").write_text(run)
+    (tmp_path / "qrels").write_text(qrels)
+    args = [str(_TREC_EVAL), "-q", "-c", "-l", str(level)]
+    for measure in _LEVEL_ZERO_MEASURES:
+        args += ["-m", measure]
+    out = subprocess.run(args + [str(tmp_path / "qrels"), str(tmp_path / "run")],
+                         check=True, capture_output=True, text=True).stdout
+    table = {}
+    for line in out.splitlines():
+        name, qid, value = (part.strip() for part in line.split("\t"))
+        table.setdefault(qid, {})[name] = value
+    return table
+
+
+def _trec_order(rows):
+    """trec_eval's order: score descending, ties by docno descending."""
+    rows = sorted(rows, key=lambda r: r[1].encode(), reverse=True)
+    return [doc for _, doc in sorted(rows, key=lambda r: -r[0])]
+
+
+def _per_list_values(ranking, grades, level):
+    kw = {"relevance_level": level}
+    out = {}
+    for k in (3, 10):
+        out[f"P_{k}"] = ml.precision_at_k(ranking, grades, k, **kw)
+        out[f"recall_{k}"] = ml.recall_at_k(ranking, grades, k, **kw)
+        out[f"map_cut_{k}"] = ml.average_precision(ranking, grades, k, **kw)
+        out[f"ndcg_cut_{k}"] = ml.ndcg_at_k(ranking, grades, k, **kw)
+    out["map"] = ml.average_precision(ranking, grades, **kw)
+    out["recip_rank"] = ml.reciprocal_rank(ranking, grades, **kw)
+    out["Rprec"] = ml.r_precision(ranking, grades, **kw)
+    out["success_10"] = ml.hit_at_k(ranking, grades, 10, **kw)
+    return out
+
+
+@pytest.mark.skipif(not os.access(_TREC_EVAL, os.X_OK), reason="no trec_eval binary")
+@pytest.mark.parametrize("level", [0, 1])
+@pytest.mark.parametrize("seed", range(10))
+def test_relevance_level_zero_equals_trec_eval_and_evaluate(tmp_path, seed, level):
+    queries = _level_zero_case(seed)
+    table = _trec_eval_table(tmp_path, queries, level)
+    rec_rows, truth_rows = [], []
+    for qid, (rows, grades) in queries.items():
+        ranking = _trec_order(rows)
+        ours = _per_list_values(ranking, grades, level)
+        for name, value in ours.items():
+            assert f"{value:.4f}" == table[qid][name], (seed, qid, name)
+        rec_rows += [(qid, doc, rank) for rank, doc in enumerate(ranking, start=1)]
+        truth_rows += [(qid, doc, grade) for doc, grade in grades.items()]
+    # evaluate on the same data gives the same per-user values
+    recs = pd.DataFrame(rec_rows, columns=["user", "item", "rank"])
+    truth = pd.DataFrame(truth_rows, columns=["user", "item", "relevance"])
+    metrics = ["precision@3", "recall@10", "ap", "ap@3", "rr", "ndcg@10", "hit@10"]
+    got = ml.evaluate(recs, truth, metrics, rank_col="rank", score_col=None,
+                      relevance_level=level, missing="zero")
+    names = {"precision@3": "P_3", "recall@10": "recall_10", "ap": "map",
+             "ap@3": "map_cut_3", "rr": "recip_rank", "ndcg@10": "ndcg_cut_10",
+             "hit@10": "success_10"}
+    for qid, (rows, grades) in queries.items():
+        ours = _per_list_values(_trec_order(rows), grades, level)
+        for metric, name in names.items():
+            assert got.loc[qid, metric] == pytest.approx(ours[name], abs=1e-12), \
+                (qid, metric)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_relevance_level_zero_average_ties_is_the_mean_over_orders(seed):
+    # ties="average" (closed forms) equals the mean over every order of the
+    # tied items, each scored with ties="input", at relevance_level=0
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 7))
+    items = list(range(n))
+    scores = [float(s) for s in rng.choice([1.0, 2.0], n)]
+    grades = {int(i): int(rng.choice([0, 0, 1, 2]))
+              for i in rng.choice(n + 3, int(rng.integers(1, n + 3)), replace=False)}
+    k = int(rng.integers(1, n + 2))
+    for function, keywords in [(ml.precision_at_k, {}), (ml.recall_at_k, {}),
+                               (ml.average_precision, {}), (ml.reciprocal_rank, {}),
+                               (ml.hit_at_k, {})]:
+        orders = [list(order) for order in itertools.permutations(items)
+                  if all(scores[a] >= scores[b] for a, b in zip(order, order[1:]))]
+        expected = np.mean([function(order, grades, k, relevance_level=0, **keywords)
+                            for order in orders])
+        got = function(items, grades, k, relevance_level=0, scores=scores,
+                       ties="average", **keywords)
+        assert got == pytest.approx(expected, abs=1e-12), (function.__name__, seed)
+
+
+def test_negative_relevance_level_is_refused():
+    with pytest.raises(ValueError, match="relevance_level must be >= 0"):
+        ml.precision_at_k([1, 2], {1: 1}, 2, relevance_level=-1)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_relevance_level_zero_binary_gain_leaves_unjudged_items_out(seed):
+    # gain="binary" at level 0: judged items (grade 0 included) gain 1, an
+    # unjudged item (no grade, read as 0) gains nothing; as evaluate does
+    rng = np.random.default_rng(seed)
+    ranking = [int(i) for i in rng.choice(20, int(rng.integers(1, 10)), replace=False)]
+    grades = {int(i): int(rng.choice([0, 0, 1, 2]))
+              for i in rng.choice(20, int(rng.integers(1, 8)), replace=False)}
+    k = int(rng.integers(1, 12))
+    hits = [1.0 if item in grades else 0.0 for item in ranking[:k]]
+    dcg = sum(h / math.log2(i + 2) for i, h in enumerate(hits))
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(k, len(grades))))
+    got = ml.ndcg_at_k(ranking, grades, k, gain="binary", relevance_level=0)
+    assert got == pytest.approx(dcg / ideal, abs=1e-12)
+    recs = pd.DataFrame({"user": 1, "item": ranking, "rank": range(1, len(ranking) + 1)})
+    truth = pd.DataFrame({"user": 1, "item": list(grades),
+                          "relevance": list(grades.values())})
+    out = ml.evaluate(recs, truth, [f"ndcg@{k}"], rank_col="rank", score_col=None,
+                      gain="binary", relevance_level=0)
+    assert out[f"ndcg@{k}"].iloc[0] == pytest.approx(got, abs=1e-12)

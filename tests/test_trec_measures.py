@@ -130,7 +130,7 @@ def fmt(value):
 
 # -- per-list functions against the trec_eval binary -------------------------
 @needs_trec_eval
-@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("level", [0, 1, 2])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_per_list_functions_equal_trec_eval(tmp_path, seed, level):
     run, qrels = make_case(seed)
@@ -491,7 +491,7 @@ def test_inputs_are_not_mutated():
     (lambda: ml.bpref("abc", {"a"}), TypeError, "recommended"),
     (lambda: ml.bpref(["a"], {"a": float("nan")}), ValueError, "non-finite"),
     (lambda: ml.r_precision(["a"], {"a": "1"}), TypeError, "numeric grades"),
-    (lambda: ml.r_precision(["a"], {"a"}, relevance_level=0), ValueError, "relevance_level"),
+    (lambda: ml.r_precision(["a"], {"a"}, relevance_level=-1), ValueError, "relevance_level"),
     (lambda: ml.r_precision(["a"], {"a"}, empty="none"), ValueError, "empty"),
     (lambda: ml.interpolated_precision(["a"], {"a"}, [0.5, 1.5]), ValueError, r"\[0, 1\]"),
     (lambda: ml.interpolated_precision(["a"], {"a"}, 0.5), TypeError, "recall_levels"),
@@ -558,9 +558,8 @@ def trec_table(run, qrels, queries):
 @needs_trec_eval
 @pytest.mark.parametrize("seed", SEEDS)
 def test_kernels_at_relevance_level_zero_equal_trec_eval(tmp_path, seed):
-    # trec_eval -l 0: every judged item with a grade >= 0 is relevant. The
-    # library's relevance_level must be > 0 today (pytrec_eval refuses 0
-    # too); the kernels are ready for the command line's -l 0.
+    # trec_eval -l 0: every judged item with a grade >= 0 is relevant (the
+    # per-list functions at relevance_level=0: test_per_list_functions_equal_trec_eval)
     run, qrels = make_case(seed)
     queries = per_query(run, qrels, complete=True)
     order, table = trec_table(run, qrels, queries)
