@@ -1000,6 +1000,7 @@ def _crossing_probabilities(z_boundaries, information_fractions, two_sided=True)
 # the estimate at a group-sequential stop (winner's curse)
 # ----------------------------------------------------------------------------
 _MAX_EFFECT = 20.0  # |effect| in final standard errors handled by the grid
+_NEGLIGIBLE_Z = 10.0  # Phi(-10) < 1e-23: a crossing this far off is negligible
 
 
 @dataclass(frozen=True)
@@ -1134,6 +1135,11 @@ def sequential_estimate_bias(boundaries, effect):
     """
     _check_design(boundaries)
     theta = check_real("effect", effect, low=-_MAX_EFFECT, high=_MAX_EFFECT)
+    return _estimate_bias(boundaries, theta)
+
+
+def _estimate_bias(boundaries, theta):
+    """:func:`sequential_estimate_bias` for a checked design and effect."""
     t = np.asarray(boundaries.information_fractions)
     _, advance, moments = _crossing_engine(t, boundaries.alternative == "two-sided",
                                            drift=theta)
@@ -1158,6 +1164,28 @@ def sequential_estimate_bias(boundaries, effect):
         mean_if_rejected=tuple(_ratio(m, p) for m, p in zip(reject_m, reject_p)),
         power=power, mean_if_rejected_anywhere=_ratio(sum(reject_m), power),
         mean_estimate=mean_estimate, bias=mean_estimate - theta)
+
+
+def _negligible_bias_effects(boundaries):
+    """Effects (final standard errors) beyond which the estimate at the stop
+    is unbiased up to about 1e-23: (below, above).
+
+    Above: the first look with a finite boundary is crossed with
+    probability 1 - Phi(-10) or more. Below: two-sided, the mirror image;
+    one-sided, every early boundary lies 10 standard deviations above Z_k.
+    Without a finite early boundary there is no bias: an empty range.
+    """
+    t = boundaries.information_fractions
+    c = boundaries.z_boundaries
+    first = next(k for k, v in enumerate(c) if math.isfinite(v))
+    if first == len(c) - 1:
+        return math.inf, -math.inf
+    above = (c[first] + _NEGLIGIBLE_Z) / math.sqrt(t[first])
+    if boundaries.alternative == "two-sided":
+        return -above, above
+    early = [(v - _NEGLIGIBLE_Z) / math.sqrt(s) for v, s in zip(c[:-1], t[:-1])
+             if math.isfinite(v)]
+    return min(early, default=-math.inf), above
 
 
 def sequential_bias_adjusted_estimate(boundaries, look, estimate, std_error):
@@ -1185,8 +1213,7 @@ def sequential_bias_adjusted_estimate(boundaries, look, estimate, std_error):
         If ``boundaries`` is not a ``GroupSequentialBoundaries`` or ``look``
         is not an integer.
     ValueError
-        If ``look`` is outside the design, ``std_error`` is not positive, or
-        the estimate lies beyond 20 final standard errors.
+        If ``look`` is outside the design or ``std_error`` is not positive.
 
     Notes
     -----
@@ -1199,6 +1226,19 @@ def sequential_bias_adjusted_estimate(boundaries, look, estimate, std_error):
     does not remove the bias *given* an early stop, which is larger
     (estimates that target that one are not implemented here). The look
     enters only through :math:`\\sigma_K`.
+
+    The root is searched for every effect at which the bias is not
+    negligible, however large. Far out it is: once
+    :math:`\\delta \\sqrt{t_j} \\ge c_j + 10` at the first look :math:`j`
+    with a finite boundary :math:`c_j`, the test stops there with
+    probability above :math:`1 - 10^{-23}`, where the estimate is unbiased;
+    a one-sided test whose effect lies below every early boundary by 10
+    likewise ends at the last look. Beyond those effects the estimate is
+    returned as it is. An early stop alone does not put an estimate there:
+    with 14 equally spaced O'Brien-Fleming looks a stop at the first look
+    means at least 31.1 final standard errors, the limit is 68.5, and at 31
+    the bias is still about 0.75. A design without early boundaries has no
+    bias at all.
 
     Cost: about 30 evaluations of :func:`sequential_estimate_bias`.
 
@@ -1225,16 +1265,15 @@ def sequential_bias_adjusted_estimate(boundaries, look, estimate, std_error):
     observed = check_real("estimate", estimate)
     final_se = se * math.sqrt(boundaries.information_fractions[k])
     target = observed / final_se
-    if abs(target) > _MAX_EFFECT:
-        raise ValueError(f"estimate is {show(target)} final standard errors; beyond "
-                         f"{_MAX_EFFECT:g} the test stops at the first look almost "
-                         "surely and the estimate needs no adjustment")
+    lo, hi = _negligible_bias_effects(boundaries)
+    if not lo < target < hi:
+        return observed  # the bias there is negligible (see the Notes)
     from scipy.optimize import brentq  # lazy: see the module docstring
 
     def excess(theta):
-        return sequential_estimate_bias(boundaries, theta).mean_estimate - target
+        return _estimate_bias(boundaries, theta).mean_estimate - target
 
-    # E[estimate] - effect is bounded (it vanishes far from 0), so the root
+    # E[estimate] - effect is bounded and vanishes at lo and hi, so the root
     # lies within a few standard errors of the observed value
-    lo, hi = max(-_MAX_EFFECT, target - 5.0), min(_MAX_EFFECT, target + 5.0)
+    lo, hi = max(lo, target - 5.0), min(hi, target + 5.0)
     return brentq(excess, lo, hi, xtol=1e-8) * final_se

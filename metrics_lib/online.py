@@ -244,7 +244,8 @@ def click_through_rate(clicks, impressions, confidence=0.95, *, method="wilson")
     and DasGupta [2]_ show that it oscillates with the rate for every
     method, and that Wilson's is poor for rates very close to 0 or 1 (of
     the order of 1/n), which is why they offer a modified Wilson interval
-    for one or two clicks. Computed exactly for 95 % intervals and 100
+    for the first one to three clicks (one or two when n <= 50) and as
+    many short of ``n``. Computed exactly for 95 % intervals and 100
     impressions: Wilson's coverage dips to 0.838 at a rate near 0.176/n and
     stays above 0.92 for rates between 0.05 and 0.95; Wald's falls towards
     0 as the rate approaches 0 (one click or none gives a degenerate
@@ -260,8 +261,9 @@ def click_through_rate(clicks, impressions, confidence=0.95, *, method="wilson")
     ``statsmodels.stats.proportion.proportion_confint`` with ``method=``
     ``"wilson"``, ``"normal"`` (Wald), ``"jeffreys"`` and ``"beta"``
     (Clopper-Pearson), except that Jeffreys' lower bound at 0 clicks is 0
-    and its upper bound at ``clicks == impressions`` is 1, Brown, Cai and
-    DasGupta's modification (statsmodels keeps the Beta quantiles there).
+    and its upper bound at ``clicks == impressions`` is 1, as in Brown, Cai
+    and DasGupta's definition of the Jeffreys interval (statsmodels keeps
+    the Beta quantiles there).
 
     Cost: :math:`O(1)`.
 
@@ -315,8 +317,8 @@ def click_through_rate(clicks, impressions, confidence=0.95, *, method="wilson")
         else:  # Clopper-Pearson
             low_shape, high_shape = (c, n - c + 1), (c + 1, n - c)
         # at 0 clicks (or all) the bound is the edge itself: Clopper-Pearson by
-        # definition (statsmodels too), Jeffreys as Brown, Cai and DasGupta modify it
-        # (statsmodels keeps the Beta quantile there)
+        # definition (statsmodels too), Jeffreys as in Brown, Cai and DasGupta's
+        # definition of it (statsmodels keeps the Beta quantile there)
         low = 0.0 if c == 0 else float(beta.ppf(tail, *low_shape))
         high = 1.0 if c == n else float(beta.isf(tail, *high_shape))
     return RateEstimate(

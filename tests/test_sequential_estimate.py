@@ -134,5 +134,19 @@ def test_errors():
         sequential_bias_adjusted_estimate(design, 1.0, 1.0, 0.5)
     with pytest.raises(ValueError, match="std_error must lie in"):
         sequential_bias_adjusted_estimate(design, 1, 1.0, 0.0)
-    with pytest.raises(ValueError, match="final standard errors"):
-        sequential_bias_adjusted_estimate(design, 0, 100.0, 0.5)
+
+
+def test_whitehead_estimate_after_a_first_day_stop_of_fourteen_looks():
+    # 14 daily O'Brien-Fleming looks: a day-1 stop means at least 31.1 final
+    # standard errors, yet at such effects the bias is far from negligible
+    design = group_sequential_boundaries([(day + 1) / 14 for day in range(14)])
+    final_se = math.sqrt(1 / 14)  # standard error 1 at the first look
+    z = 8.5
+    assert z > design.z_boundaries[0]
+    adjusted = sequential_bias_adjusted_estimate(design, 0, z, 1.0) / final_se
+    assert z / final_se - adjusted > 0.5
+    # defining equation by simulation: E_adjusted[estimate at the stop] = observed
+    _, _, estimate = _simulate(design, adjusted, 400_000, seed=23)
+    assert estimate.mean() == pytest.approx(z / final_se, abs=0.03)
+    # far beyond any early boundary the stop is on day 1 and nothing is adjusted
+    assert sequential_bias_adjusted_estimate(design, 0, 100.0, 0.5) == 100.0
