@@ -113,7 +113,7 @@ def test_unknown_convention(keyword, metric):
         metric(["a"], {"a"}, **{keyword: "bogus"})
 
 
-@pytest.mark.parametrize("level, error", [(0, ValueError), (-1, ValueError),
+@pytest.mark.parametrize("level, error", [(-1, ValueError), (-0.5, ValueError),
                                           (math.nan, ValueError), ("1", TypeError),
                                           (True, TypeError)])
 def test_bad_relevance_level(level, error):
