@@ -255,27 +255,75 @@ def build_parser() -> argparse.ArgumentParser:
                "note on stderr names the first such line). Differences from trec_eval: "
                "a nan score, a negative -M and ndcg gain parameters are refused; "
                "-m all_trec prints the measures offered here.")
-    parser.add_argument("qrels", help="qrels file: qid iter docno relevance ('-': stdin; "
-                                      "gzip recognised)")
-    parser.add_argument("run", help="run file: qid Q0 docno rank score tag ('-': stdin; "
+    parser.add_argument("qrels", nargs="?", help="qrels file: qid iter docno relevance "
+                                                 "(gzip recognised)")
+    parser.add_argument("run", nargs="?", help="run file: qid Q0 docno rank score tag ('-': stdin; "
                                     "gzip recognised)")
-    parser.add_argument("-m", dest="measures", action="append", default=[],
+    parser.add_argument("-m", "--measure", dest="measures", action="append", default=[],
                         metavar="MEASURE", help="measure[.params], repeatable "
                                                 "(default: official)")
-    parser.add_argument("-q", action="store_true", help="also print every query's values")
-    parser.add_argument("-c", action="store_true",
+    parser.add_argument("-q", "--query_eval_wanted", dest="q", action="store_true",
+                        help="also print every query's values")
+    parser.add_argument("-c", "--complete_rel_info_wanted", dest="c", action="store_true",
                         help="average over every qrels query, scoring those the run "
                              "lacks 0 (evaluate's missing='zero')")
-    parser.add_argument("-n", action="store_true", help="no summary lines (with -q)")
-    parser.add_argument("-J", action="store_true",
+    parser.add_argument("-n", "--nosummary", dest="n", action="store_true",
+                        help="no summary lines (with -q)")
+    parser.add_argument("-J", "--Judged_docs_only", dest="J", action="store_true",
                         help="judged documents only: drop unjudged documents from the run")
-    parser.add_argument("-l", default="1", metavar="N",
+    parser.add_argument("-l", "--level_for_rel", dest="l", default="1", metavar="N",
                         help="lowest grade that counts as relevant (default 1; 0 makes "
                              "every judged document relevant; below 0, as in trec_eval, "
                              "also ranked unjudged documents, which num_rel never counts)")
-    parser.add_argument("-M", default=None, metavar="N",
-                        help="only the top N documents of each query")
+    parser.add_argument("-M", "--Max_retrieved_per_topic", dest="M", default=None,
+                        metavar="N", help="only the top N documents of each query")
+    _add_other_options(parser)
     return parser
+
+
+def _add_other_options(parser) -> None:
+    """trec_eval.c's other options (getopt_long ``"hvqm:cl:nD:JN:M:R:T:oZ:"``)."""
+    parser.add_argument("-v", "--version", dest="v", action="store_true",
+                        help="print trec_eval's version on stderr and exit")
+    parser.add_argument("-N", "--Number_docs_in_coll", dest="N", metavar="N",
+                        help="number of documents in the collection (read by "
+                             "trec_eval's utility measure only, not offered here: "
+                             "no effect)")
+    parser.add_argument("-D", "--Debug_level", dest="D", metavar="N",
+                        help="debug level: only 0 (trec_eval's default) is offered")
+    parser.add_argument("-R", "--Rel_info_format", dest="R", default="qrels",
+                        metavar="FORMAT", help="only 'qrels' is offered (the default)")
+    parser.add_argument("-T", "--Results_format", dest="T", default="trec_results",
+                        metavar="FORMAT", help="only 'trec_results' (the default)")
+    # trec_eval.c: -o is obsolete and changes nothing; its long form takes a
+    # value (has_arg 1 in long_options), which is read and ignored
+    parser.add_argument("-o", dest="o", action="store_true", help="obsolete, no effect")
+    parser.add_argument("--Output_old_results_format", dest="o_long", metavar="X",
+                        help=argparse.SUPPRESS)
+    parser.add_argument("-Z", "--Zscore", dest="Z", metavar="FILE",
+                        help="z-scores: not offered (refused)")
+
+
+# trec_eval 10.0 formats.c: the formats trec_eval knows; only the default is offered
+_REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+_RESULTS_FORMATS = ("trec_results",)
+_VERSION = "10.0-rc3"  # trec_eval 10.0's Makefile, VERSIONID
+
+
+def _other_options(args) -> None:
+    """Refuse, by name, the options of trec_eval that change what this drop-in computes."""
+    if args.Z is not None:
+        raise _Refused(f"trec_eval: -Z {args.Z}: z-scores are not offered by this drop-in", 1)
+    if args.D is not None and (_atol(args.D) != 0 or "." in args.D):
+        raise _Refused(f"trec_eval: -D {args.D}: debug output (and -D <num>.<qid>, one "
+                       "query only) is not offered by this drop-in; -D 0 is", 1)
+    if args.R != "qrels":
+        if args.R in _REL_FORMATS:
+            raise _Refused(f"trec_eval: -R {args.R}: only the 'qrels' format is offered "
+                           "by this drop-in", 1)
+        raise _Refused(f"trec_eval: Illegal rel_format '{args.R}'", 2)
+    if args.T not in _RESULTS_FORMATS:
+        raise _Refused(f"trec_eval: Illegal retrieval results format '{args.T}'", 2)
 
 
 def _ordered_codes(run_ids, qrels_ids):
@@ -338,11 +386,11 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     graded = [m for m in metrics if m.startswith("ndcg")]
     binary = [m for m in metrics if not m.startswith("ndcg")]
     if binary:
-        # -l 0: every judged grade >= 0 relevant
-        shift = 1 - level if level <= 0 else 0
+        # relevant: grade >= -l (judged grades are >= 0, so -l <= 0 makes every
+        # one relevant); a 0/1 mask, never grade arithmetic (-l can be -2**63)
         truth = pd.DataFrame({"user": t_users, "item": t_items,
-                              "relevance": t_grades + shift})
-        frame = evaluate(recs, truth, binary, relevance_level=max(level, 1), **common)
+                              "relevance": (t_grades >= level).astype(np.int64)})
+        frame = evaluate(recs, truth, binary, relevance_level=1, **common)
         values.update({m: frame[m] for m in binary})
     if graded:  # trec_eval's ndcg ignores -l: gain = grade
         truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
@@ -538,9 +586,11 @@ def _lenient_note(name: str, what: str, lenient) -> str | None:
 
 def _read(args, notes):
     """Both files as trec_eval reads them: code arrays, grades, scores, tag, ids."""
-    if args.qrels == "-" and args.run == "-":
-        raise _Refused("qrels and run cannot both be standard input", 1)
-    data, name = _source(args.qrels, "qrels")
+    if args.qrels == "-" and not os.path.isfile("-"):
+        # get_qrels.c fopen()s the name: '-' is a file name there, not stdin
+        raise _Refused("trec_eval.get_qrels: Cannot read qrels file '-' (trec_eval 10.0 "
+                       "reads the qrels from a file only)", 2)
+    data, name = _source("./-" if args.qrels == "-" else args.qrels, "qrels")
     q_users, q_items, grades, q_encoding, lenient = _qrels_columns(data, name, exact=True)
     notes.append(_lenient_note(name, "grade", lenient))
     data, name = _source(args.run, "run")
@@ -580,6 +630,21 @@ def _options(args):
     return measures, notes, max_docs, level
 
 
+# form_res_rels.c allocates (and zeroes) max_rel + 1 longs per query: 16 GiB
+# at 2**31, where the binary still ran (148 s) on a 23 GiB machine; 2**34
+# failed there (exit 4). Grades above this bound are refused with exit 4.
+_MAX_GRADE = 2**31 - 1
+
+
+def _check_grades(grades, columns) -> None:
+    """trec_eval 10.0 stops with exit 4 when a query's largest grade needs too much memory."""
+    if columns and grades.size and grades.max() > _MAX_GRADE:
+        raise _Refused(f"trec_eval: a grade of {int(grades.max())} is above {_MAX_GRADE}: "
+                       "trec_eval 10.0 allocates one counter per grade level and stops "
+                       "(\"Can't calculate measure\", exit code 4) where that memory "
+                       "cannot be had; this drop-in refuses such grades", 4)
+
+
 def _summary(name, values, complete, grades):
     """The "all" value of one column (meas_avg.c and the measures' own averages)."""
     if name == "gm_map":
@@ -595,16 +660,25 @@ def _summary(name, values, complete, grades):
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # intermixed: options may follow the file names, as GNU getopt permutes
+    args = parser.parse_intermixed_args(argv)
+    if args.v:
+        print(f"trec_eval version {_VERSION} (python -m metrics_lib, a drop-in)",
+              file=sys.stderr)
+        return 0
+    if args.run is None:
+        parser.error("the qrels and the run file are required")
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     notes = []
     try:
+        _other_options(args)
         measures, notes, max_docs, level = _options(args)
         run, qrels, tag, query_ids, encoding = _read(args, notes)
         if not len(run[2]) and "runid" in measures and args.c and not args.n:
             raise _Refused(f"trec_eval: the run file '{args.run}' has no result line, so "
                            "no run id (trec_eval 10.0 prints uninitialised memory)", 2)
         columns = _columns(measures)
+        _check_grades(qrels[2], columns)
         result = _evaluate(run, qrels, columns, level=level, complete=args.c,
                            judged_only=args.J, max_docs=max_docs, query_ids=query_ids)
     except _Refused as error:
