@@ -16,7 +16,13 @@ of the qrels missing from the run (without ``-c``) or a document listed twice
 with 4. Exit codes are trec_eval's; where trec_eval crashes or prints
 uninitialised memory (a negative ``-M``, a qrels file that ends with a comment
 line), and for a ``nan`` score and ``ndcg`` gain parameters, the command
-line stops with a message instead. A negative ``-l`` gives trec_eval's
+line stops with a message instead; so it does for a grade above 2**31 - 1
+(exit 4, where trec_eval stops only when its per-grade counters cannot be
+allocated) and for options it does not offer (``-Z``, ``-D`` other than 0,
+``-R`` other than ``qrels``), named in the message. ``-N``, ``-o``, ``-v``
+and the long options (``--measure=map``, ``--meas P.5``) are trec_eval's. With
+``-q``, where trec_eval stops with exit 4 after printing some queries, nothing
+is printed on stdout. A negative ``-l`` gives trec_eval's
 numbers (ranked unjudged documents count as relevant, ``num_rel`` does not
 count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
 computes the measures of that set offered here (a note on stderr says so).
@@ -128,8 +134,10 @@ def _cutoffs(name: str, params: str, read):
     """meas_init.c ``get_long_cutoffs``/``get_double_cutoffs``: sorted, unique."""
     values = sorted(read(part) for part in params.split(","))
     if any(v != v or math.isinf(v) for v in values):
+        # trec_eval prints e.g. iprec_at_recall_inf, from lround() of an infinite
+        # number (undefined in C): refused, by name
         raise _Refused(f"trec_eval: measure '{name}.{params}': a recall level must be a "
-                       "finite number", 2)
+                       "finite number (trec_eval 10.0's value there is undefined)", 2)
     if read is _atol and values[0] <= 0:
         raise _Refused(f"trec_eval: Negative cutoff detected in '{name}.{params}' "
                        "(cut-offs are read by atol and must be >= 1)", 2)
@@ -252,9 +260,17 @@ def build_parser() -> argparse.ArgumentParser:
                "run are ignored. Equal scores are ordered by document id, descending, "
                "bytewise (trec_eval's order). Scores and grades are read as trec_eval's "
                "atof and atol read them ('5abc' is 5, 'abc' 0, '1e2' as a grade 1; a "
-               "note on stderr names the first such line). Differences from trec_eval: "
-               "a nan score, a negative -M and ndcg gain parameters are refused; "
-               "-m all_trec prints the measures offered here.")
+               "note on stderr names the first such line). Also accepted as in trec_eval: "
+               "-N, -o, -D 0, -R qrels, -T trec_results and the long options (--measure=map, "
+               "--meas P.5, ...). Differences from trec_eval (exit codes are trec_eval's): "
+               "a nan score, a negative -M, recall levels that are not finite "
+               "(iprec_at_recall.inf), ndcg gain parameters, -Z, -D other than 0 and the "
+               "other -R formats are refused; a grade above 2**31-1 stops with exit 4 "
+               "(trec_eval: where its per-grade counters cannot be allocated); with -q, an "
+               "exit 4 part-way prints nothing on stdout (trec_eval has printed the earlier "
+               "queries); -h prints this help; -m all_trec prints the measures offered here; "
+               "only '-' as the run reads standard input (trec_eval: any name starting "
+               "with '-').")
     parser.add_argument("qrels", nargs="?", help="qrels file: qid iter docno relevance "
                                                  "(gzip recognised)")
     parser.add_argument("run", nargs="?", help="run file: qid Q0 docno rank score tag ('-': stdin; "
