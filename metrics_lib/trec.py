@@ -112,16 +112,18 @@ def _atol(text) -> int:
 def _strict_score(field: bytes):
     """A score field that is one whole decimal number, inf or nan, else None.
 
-    Python's ``float`` also reads spellings C's ``strtod`` stops on (``1_000``
-    is 1000.0 for ``float``, 1.0 for ``atof``), so a field goes to ``float``
-    only when ``_ATOF`` matches all of it.
+    Python's ``float`` also reads ``_`` between digits, which C's ``strtod``
+    stops on (``1_000`` is 1000.0 for ``float``, 1.0 for ``atof``): a field
+    with ``_`` is never given to ``float``. Every other field ``float`` reads
+    is one whole ``_ATOF`` match with the same value (tested on random
+    spellings in tests/test_trec_cli_grammar.py); a per-line regular
+    expression would make the line reader 2.4 times slower.
     """
-    match = _ATOF.fullmatch(field)
-    if match is None or match.start("number") or b"x" in field.lower():
+    if b"_" in field:
         return None
     try:
         return float(field)
-    except ValueError:  # nan(chars): atof's reading decides
+    except ValueError:
         return None
 
 
@@ -346,7 +348,12 @@ def _parse_run(data: bytes, name: str, *, exact: bool = False) -> pd.DataFrame:
         if len(fields) < 6:
             _fail(name, number, f"a run line has 6 fields (qid Q0 docno rank score "
                   f"tag), this one has {len(fields)}", line)
-        score = _strict_score(fields[4])
+        score = None
+        if b"_" not in fields[4]:  # as _strict_score, inline: once per line
+            try:
+                score = float(fields[4])
+            except ValueError:
+                pass
         if score is None and exact:
             score = _atof(fields[4])
             lenient += 1

@@ -456,3 +456,24 @@ def test_public_reader_refuses_underscore_scores(tmp_path):
     (tmp_path / "r").write_bytes(b"q1 Q0 d1 1 1_000 r\n")
     with pytest.raises(ValueError, match="1_000"):
         read_trec_run(tmp_path / "r")
+
+
+def test_float_reads_a_score_only_as_atof_does():
+    # the readers give a score field to Python's float() unless it holds '_';
+    # every field float() then reads must be one whole strtod number, same value
+    from metrics_lib.trec import _ATOF, _atof, _strict_score
+
+    rng = np.random.default_rng(7)
+    alphabet = list(b"0123456789.eE+-_xXpPinfatyINFATY()") + [0xC2, 0xA0, 0xD9, 0xA1, 0x00]
+    read = 0
+    for _ in range(60_000):
+        field = bytes(rng.choice(alphabet, size=int(rng.integers(1, 9))).tolist())
+        value = _strict_score(field)
+        if value is None:
+            continue
+        read += 1
+        match = _ATOF.fullmatch(field)
+        assert match is not None and match.start("number") == 0, field
+        assert value == _atof(field) or (value != value and _atof(field) != _atof(field)), field
+    assert read > 1000
+    assert _strict_score(b"1_000") is None and _strict_score(b"+1_0.5") is None
