@@ -21,8 +21,8 @@ line stops with a message instead; so it does for a grade above 2**31 - 1
 allocated) and for options it does not offer (``-Z``, ``-D`` other than 0,
 ``-R`` other than ``qrels``), named in the message. ``-N``, ``-o``, ``-v``
 and the long options (``--measure=map``, ``--meas P.5``) are trec_eval's. With
-``-q``, where trec_eval stops with exit 4 after printing some queries, nothing
-is printed on stdout. A negative ``-l`` gives trec_eval's
+``-q``, an exit 4 comes, as in trec_eval, after the lines of the queries
+before the one that stops it. A negative ``-l`` gives trec_eval's
 numbers (ranked unjudged documents count as relevant, ``num_rel`` does not
 count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
 computes the measures of that set offered here (a note on stderr says so).
@@ -89,9 +89,10 @@ _NICKNAMES = {"official": _OFFICIAL, "all_trec": tuple(n for n in _ALL_TREC if n
 class _Refused(Exception):
     """An error trec_eval reports with this exit code."""
 
-    def __init__(self, message, code):
+    def __init__(self, message, code, query=None):
         super().__init__(message)
         self.code = code
+        self.query = query  # exit 4: the code of the query where trec_eval stops
 
 
 def _offered() -> str:
@@ -266,9 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
                "a nan score, a negative -M, recall levels that are not finite "
                "(iprec_at_recall.inf), ndcg gain parameters, -Z, -D other than 0 and the "
                "other -R formats are refused; a grade above 2**31-1 stops with exit 4 "
-               "(trec_eval: where its per-grade counters cannot be allocated); with -q, an "
-               "exit 4 part-way prints nothing on stdout (trec_eval has printed the earlier "
-               "queries); -h prints this help; -m all_trec prints the measures offered here; "
+               "(trec_eval: where its per-grade counters cannot be allocated; with -q, as "
+               "trec_eval, an exit 4 part-way comes after the earlier queries' lines); "
+               "-h prints this help; -m all_trec prints the measures offered here; "
                "only '-' as the run reads standard input (trec_eval: any name starting "
                "with '-').")
     parser.add_argument("qrels", nargs="?", help="qrels file: qid iter docno relevance "
@@ -373,15 +374,18 @@ def _ordered_codes(run_ids, qrels_ids):
 
 def _check_duplicates(users, items, queries, q_users, q_items, n_items, query_ids):
     """form_res_rels.c: a document twice in a query's ranking or qrels stops (exit 4)."""
+    found = []
     for what, u, i in (("qrels", q_users, q_items),
                        ("run", users[np.isin(users, queries)], items[np.isin(users, queries)])):
         keys = np.sort(u * n_items + i)
         twice = keys[1:][keys[1:] == keys[:-1]]
         if twice.size:
-            query = query_ids[int(twice[0] // n_items)]
-            raise _Refused(f"trec_eval: query '{query}' lists a document twice in the "
-                           f"{what} (trec_eval 10.0 stops with exit code 4: duplicate docs)",
-                           4)
+            found.append((int(twice[0] // n_items), what))
+    if found:  # the first such query in trec_eval's order stops it
+        code, what = min(found)
+        raise _Refused(f"trec_eval: query '{query_ids[code]}' lists a document twice in the "
+                       f"{what} (trec_eval 10.0 stops with exit code 4: duplicate docs)",
+                       4, code)
 
 
 def _cut_ranking(users, items, scores, max_docs):
@@ -527,10 +531,10 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
     users, items, scores = users[keep], items[keep], scores[keep]
     in_run = np.isin(queries, users)
     if not in_run.all() and not complete:
-        first = query_ids[int(queries[np.argmin(in_run)])]
-        raise _Refused(f"trec_eval: query '{first}' of the qrels is not in the run "
+        code = int(queries[np.argmin(in_run)])
+        raise _Refused(f"trec_eval: query '{query_ids[code]}' of the qrels is not in the run "
                        "(trec_eval 10.0 stops here with exit code 4; -c scores such "
-                       "queries 0)", 4)
+                       "queries 0)", 4, code)
     n_items = int(max(items.max(initial=0), q_items.max(initial=0))) + 1
     # -M first, then -J: form_res_rels.c cuts the ranking at -M before it drops
     # the unjudged documents
@@ -652,13 +656,64 @@ def _options(args):
 _MAX_GRADE = 2**31 - 1
 
 
-def _check_grades(grades, columns) -> None:
+def _check_grades(q_users, grades, columns) -> None:
     """trec_eval 10.0 stops with exit 4 when a query's largest grade needs too much memory."""
     if columns and grades.size and grades.max() > _MAX_GRADE:
         raise _Refused(f"trec_eval: a grade of {int(grades.max())} is above {_MAX_GRADE}: "
                        "trec_eval 10.0 allocates one counter per grade level and stops "
                        "(\"Can't calculate measure\", exit code 4) where that memory "
-                       "cannot be had; this drop-in refuses such grades", 4)
+                       "cannot be had; this drop-in refuses such grades", 4,
+                       int(q_users[grades > _MAX_GRADE].min()))
+
+
+def _evaluate_until_stop(run, qrels, columns, options, partial):
+    """(per-query table, None), or (table of the queries before the stop, error) on exit 4.
+
+    trec_eval.c evaluates and prints (-q) one query at a time, so where it
+    stops with exit 4 (a missing query, a document twice, a grade too large)
+    the queries before that one are already printed; ``partial`` (-q) asks
+    for their values.
+    """
+    try:
+        _check_grades(qrels[0], qrels[2], columns)
+        return _evaluate(run, qrels, columns, **options), None
+    except _Refused as error:
+        if error.code != 4 or error.query is None or not partial:
+            raise
+        stop, first = error.query, error
+    while True:  # the earliest stop decides; each check names its own first query
+        keep = qrels[0] < stop
+        if not keep.any():
+            return None, first
+        part = tuple(array[keep] for array in qrels)
+        try:
+            _check_grades(part[0], part[2], columns)
+            return _evaluate(run, part, columns, **options), first
+        except _Refused as error:
+            if error.code != 4 or error.query is None:
+                raise
+            stop, first = error.query, error
+
+
+def _line(name, qid, value) -> str:
+    """One output line, as meas_print_single.c / meas_print_final.c print it."""
+    if isinstance(value, str):
+        text = value
+    elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
+        text = "  -nan"
+    elif name in _COUNTS:
+        text = str(int(value))
+    else:
+        text = f"{value:6.4f}"
+    return f"{name:<22}\t{qid}\t{text}\n"
+
+
+def _query_lines(result, columns, query_ids) -> list[str]:
+    """The -q lines: every query (in strcmp order of the ids), every column but gm_map."""
+    shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
+    table = result[shown].to_numpy()
+    return [_line(columns[position][0], query_ids[int(code)], value)
+            for code, row in zip(result.index, table) for position, value in zip(shown, row)]
 
 
 def _summary(name, values, complete, grades):
@@ -694,9 +749,13 @@ def main(argv=None) -> int:
             raise _Refused(f"trec_eval: the run file '{args.run}' has no result line, so "
                            "no run id (trec_eval 10.0 prints uninitialised memory)", 2)
         columns = _columns(measures)
-        _check_grades(qrels[2], columns)
-        result = _evaluate(run, qrels, columns, level=level, complete=args.c,
-                           judged_only=args.J, max_docs=max_docs, query_ids=query_ids)
+        options = dict(level=level, complete=args.c, judged_only=args.J, max_docs=max_docs,
+                       query_ids=query_ids)
+        result, stop = _evaluate_until_stop(run, qrels, columns, options, args.q)
+        if stop is not None:
+            if result is not None:
+                _write(out, "".join(_query_lines(result, columns, query_ids)), encoding)
+            raise stop
     except _Refused as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return error.code
@@ -707,38 +766,22 @@ def main(argv=None) -> int:
         if note:
             print(f"{parser.prog}: {note}", file=sys.stderr)
     # codes are in strcmp order of the query ids: trec_eval's query order
-    qids = [query_ids[int(code)] for code in result.index]
-    lines = []
-
-    def line(name, qid, value):
-        if isinstance(value, str):
-            text = value
-        elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
-            text = "  -nan"
-        elif name in _COUNTS:
-            text = str(int(value))
-        else:
-            text = f"{value:6.4f}"
-        lines.append(f"{name:<22}\t{qid}\t{text}\n")
-
-    shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
-    if args.q:
-        table = result[shown].to_numpy()
-        for qid, row in zip(qids, table):
-            for position, value in zip(shown, row):
-                line(columns[position][0], qid, value)
+    lines = _query_lines(result, columns, query_ids) if args.q else []
     if not args.n:
         if "runid" in measures:
-            line("runid", "all", tag)  # the last line's tag, as trec_eval
+            lines.append(_line("runid", "all", tag))  # the last line's tag, as trec_eval
         if "num_q" in measures:
-            line("num_q", "all", str(len(result)))
+            lines.append(_line("num_q", "all", str(len(result))))
         for position, (printed, _, _) in enumerate(columns):
             values = result[position].to_numpy(float)
-            line(printed, "all", _summary(printed, values, args.c, qrels[2]))
-    data = "".join(lines).encode(encoding)
+            lines.append(_line(printed, "all", _summary(printed, values, args.c, qrels[2])))
+    _write(out, "".join(lines), encoding)
+    return 0
+
+
+def _write(out, text: str, encoding: str) -> None:
     if out is not None:
-        out.write(data)
+        out.write(text.encode(encoding))
         out.flush()
     else:  # pragma: no cover - a replaced sys.stdout without a buffer
-        sys.stdout.write(data.decode(encoding))
-    return 0
+        sys.stdout.write(text)
