@@ -765,6 +765,10 @@ def check_id_column(name: str, series, *, where: str | None = None,
     if kind in "iu":
         wide = kind == "u" and _numpy_dtype(dtype).itemsize == 8
         return "int", series.to_numpy(dtype=np.uint64 if wide else np.int64)
+    if kind == "f" and not len(series):
+        # no values, so no kind: pd.DataFrame({"user": []}) is float64 in
+        # pandas 3; the caller takes the other table's kind (evaluate's _ids)
+        return "str", np.empty(0, dtype=object)
     if kind == "f":
         raise TypeError(f"{where} holds floats "
                         f"({dtype_name(series)}); ids "

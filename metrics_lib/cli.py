@@ -16,7 +16,13 @@ of the qrels missing from the run (without ``-c``) or a document listed twice
 with 4. Exit codes are trec_eval's; where trec_eval crashes or prints
 uninitialised memory (a negative ``-M``, a qrels file that ends with a comment
 line), and for a ``nan`` score and ``ndcg`` gain parameters, the command
-line stops with a message instead. A negative ``-l`` gives trec_eval's
+line stops with a message instead; so it does for a grade above 2**31 - 1
+(exit 4, where trec_eval stops only when its per-grade counters cannot be
+allocated) and for options it does not offer (``-Z``, ``-D`` other than 0,
+``-R`` other than ``qrels``), named in the message. ``-N``, ``-o``, ``-v``
+and the long options (``--measure=map``, ``--meas P.5``) are trec_eval's. With
+``-q``, an exit 4 comes, as in trec_eval, after the lines of the queries
+before the one that stops it. A negative ``-l`` gives trec_eval's
 numbers (ranked unjudged documents count as relevant, ``num_rel`` does not
 count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
 computes the measures of that set offered here (a note on stderr says so).
@@ -83,9 +89,10 @@ _NICKNAMES = {"official": _OFFICIAL, "all_trec": tuple(n for n in _ALL_TREC if n
 class _Refused(Exception):
     """An error trec_eval reports with this exit code."""
 
-    def __init__(self, message, code):
+    def __init__(self, message, code, query=None):
         super().__init__(message)
         self.code = code
+        self.query = query  # exit 4: the code of the query where trec_eval stops
 
 
 def _offered() -> str:
@@ -128,8 +135,10 @@ def _cutoffs(name: str, params: str, read):
     """meas_init.c ``get_long_cutoffs``/``get_double_cutoffs``: sorted, unique."""
     values = sorted(read(part) for part in params.split(","))
     if any(v != v or math.isinf(v) for v in values):
+        # trec_eval prints e.g. iprec_at_recall_inf, from lround() of an infinite
+        # number (undefined in C): refused, by name
         raise _Refused(f"trec_eval: measure '{name}.{params}': a recall level must be a "
-                       "finite number", 2)
+                       "finite number (trec_eval 10.0's value there is undefined)", 2)
     if read is _atol and values[0] <= 0:
         raise _Refused(f"trec_eval: Negative cutoff detected in '{name}.{params}' "
                        "(cut-offs are read by atol and must be >= 1)", 2)
@@ -252,30 +261,86 @@ def build_parser() -> argparse.ArgumentParser:
                "run are ignored. Equal scores are ordered by document id, descending, "
                "bytewise (trec_eval's order). Scores and grades are read as trec_eval's "
                "atof and atol read them ('5abc' is 5, 'abc' 0, '1e2' as a grade 1; a "
-               "note on stderr names the first such line). Differences from trec_eval: "
-               "a nan score, a negative -M and ndcg gain parameters are refused; "
-               "-m all_trec prints the measures offered here.")
-    parser.add_argument("qrels", help="qrels file: qid iter docno relevance ('-': stdin; "
-                                      "gzip recognised)")
-    parser.add_argument("run", help="run file: qid Q0 docno rank score tag ('-': stdin; "
+               "note on stderr names the first such line). Also accepted as in trec_eval: "
+               "-N, -o, -D 0, -R qrels, -T trec_results and the long options (--measure=map, "
+               "--meas P.5, ...). Differences from trec_eval (exit codes are trec_eval's): "
+               "a nan score, a negative -M, recall levels that are not finite "
+               "(iprec_at_recall.inf), ndcg gain parameters, -Z, -D other than 0 and the "
+               "other -R formats are refused; a grade above 2**31-1 stops with exit 4 "
+               "(trec_eval: where its per-grade counters cannot be allocated; with -q, as "
+               "trec_eval, an exit 4 part-way comes after the earlier queries' lines); "
+               "-h prints this help; -m all_trec prints the measures offered here; "
+               "only '-' as the run reads standard input (trec_eval: any name starting "
+               "with '-').")
+    parser.add_argument("qrels", nargs="?", help="qrels file: qid iter docno relevance "
+                                                 "(gzip recognised)")
+    parser.add_argument("run", nargs="?", help="run file: qid Q0 docno rank score tag ('-': stdin; "
                                     "gzip recognised)")
-    parser.add_argument("-m", dest="measures", action="append", default=[],
+    parser.add_argument("-m", "--measure", dest="measures", action="append", default=[],
                         metavar="MEASURE", help="measure[.params], repeatable "
                                                 "(default: official)")
-    parser.add_argument("-q", action="store_true", help="also print every query's values")
-    parser.add_argument("-c", action="store_true",
+    parser.add_argument("-q", "--query_eval_wanted", dest="q", action="store_true",
+                        help="also print every query's values")
+    parser.add_argument("-c", "--complete_rel_info_wanted", dest="c", action="store_true",
                         help="average over every qrels query, scoring those the run "
                              "lacks 0 (evaluate's missing='zero')")
-    parser.add_argument("-n", action="store_true", help="no summary lines (with -q)")
-    parser.add_argument("-J", action="store_true",
+    parser.add_argument("-n", "--nosummary", dest="n", action="store_true",
+                        help="no summary lines (with -q)")
+    parser.add_argument("-J", "--Judged_docs_only", dest="J", action="store_true",
                         help="judged documents only: drop unjudged documents from the run")
-    parser.add_argument("-l", default="1", metavar="N",
+    parser.add_argument("-l", "--level_for_rel", dest="l", default="1", metavar="N",
                         help="lowest grade that counts as relevant (default 1; 0 makes "
                              "every judged document relevant; below 0, as in trec_eval, "
                              "also ranked unjudged documents, which num_rel never counts)")
-    parser.add_argument("-M", default=None, metavar="N",
-                        help="only the top N documents of each query")
+    parser.add_argument("-M", "--Max_retrieved_per_topic", dest="M", default=None,
+                        metavar="N", help="only the top N documents of each query")
+    _add_other_options(parser)
     return parser
+
+
+def _add_other_options(parser) -> None:
+    """trec_eval.c's other options (getopt_long ``"hvqm:cl:nD:JN:M:R:T:oZ:"``)."""
+    parser.add_argument("-v", "--version", dest="v", action="store_true",
+                        help="print trec_eval's version on stderr and exit")
+    parser.add_argument("-N", "--Number_docs_in_coll", dest="N", metavar="N",
+                        help="number of documents in the collection (read by "
+                             "trec_eval's utility measure only, not offered here: "
+                             "no effect)")
+    parser.add_argument("-D", "--Debug_level", dest="D", metavar="N",
+                        help="debug level: only 0 (trec_eval's default) is offered")
+    parser.add_argument("-R", "--Rel_info_format", dest="R", default="qrels",
+                        metavar="FORMAT", help="only 'qrels' is offered (the default)")
+    parser.add_argument("-T", "--Results_format", dest="T", default="trec_results",
+                        metavar="FORMAT", help="only 'trec_results' (the default)")
+    # trec_eval.c: -o is obsolete and changes nothing; its long form takes a
+    # value (has_arg 1 in long_options), which is read and ignored
+    parser.add_argument("-o", dest="o", action="store_true", help="obsolete, no effect")
+    parser.add_argument("--Output_old_results_format", dest="o_long", metavar="X",
+                        help=argparse.SUPPRESS)
+    parser.add_argument("-Z", "--Zscore", dest="Z", metavar="FILE",
+                        help="z-scores: not offered (refused)")
+
+
+# trec_eval 10.0 formats.c: the formats trec_eval knows; only the default is offered
+_REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+_RESULTS_FORMATS = ("trec_results",)
+_VERSION = "10.0-rc3"  # trec_eval 10.0's Makefile, VERSIONID
+
+
+def _other_options(args) -> None:
+    """Refuse, by name, the options of trec_eval that change what this drop-in computes."""
+    if args.Z is not None:
+        raise _Refused(f"trec_eval: -Z {args.Z}: z-scores are not offered by this drop-in", 1)
+    if args.D is not None and (_atol(args.D) != 0 or "." in args.D):
+        raise _Refused(f"trec_eval: -D {args.D}: debug output (and -D <num>.<qid>, one "
+                       "query only) is not offered by this drop-in; -D 0 is", 1)
+    if args.R != "qrels":
+        if args.R in _REL_FORMATS:
+            raise _Refused(f"trec_eval: -R {args.R}: only the 'qrels' format is offered "
+                           "by this drop-in", 1)
+        raise _Refused(f"trec_eval: Illegal rel_format '{args.R}'", 2)
+    if args.T not in _RESULTS_FORMATS:
+        raise _Refused(f"trec_eval: Illegal retrieval results format '{args.T}'", 2)
 
 
 def _ordered_codes(run_ids, qrels_ids):
@@ -309,15 +374,18 @@ def _ordered_codes(run_ids, qrels_ids):
 
 def _check_duplicates(users, items, queries, q_users, q_items, n_items, query_ids):
     """form_res_rels.c: a document twice in a query's ranking or qrels stops (exit 4)."""
+    found = []
     for what, u, i in (("qrels", q_users, q_items),
                        ("run", users[np.isin(users, queries)], items[np.isin(users, queries)])):
         keys = np.sort(u * n_items + i)
         twice = keys[1:][keys[1:] == keys[:-1]]
         if twice.size:
-            query = query_ids[int(twice[0] // n_items)]
-            raise _Refused(f"trec_eval: query '{query}' lists a document twice in the "
-                           f"{what} (trec_eval 10.0 stops with exit code 4: duplicate docs)",
-                           4)
+            found.append((int(twice[0] // n_items), what))
+    if found:  # the first such query in trec_eval's order stops it
+        code, what = min(found)
+        raise _Refused(f"trec_eval: query '{query_ids[code]}' lists a document twice in the "
+                       f"{what} (trec_eval 10.0 stops with exit code 4: duplicate docs)",
+                       4, code)
 
 
 def _cut_ranking(users, items, scores, max_docs):
@@ -338,11 +406,11 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     graded = [m for m in metrics if m.startswith("ndcg")]
     binary = [m for m in metrics if not m.startswith("ndcg")]
     if binary:
-        # -l 0: every judged grade >= 0 relevant
-        shift = 1 - level if level <= 0 else 0
+        # relevant: grade >= -l (judged grades are >= 0, so -l <= 0 makes every
+        # one relevant); a 0/1 mask, never grade arithmetic (-l can be -2**63)
         truth = pd.DataFrame({"user": t_users, "item": t_items,
-                              "relevance": t_grades + shift})
-        frame = evaluate(recs, truth, binary, relevance_level=max(level, 1), **common)
+                              "relevance": (t_grades >= level).astype(np.int64)})
+        frame = evaluate(recs, truth, binary, relevance_level=1, **common)
         values.update({m: frame[m] for m in binary})
     if graded:  # trec_eval's ndcg ignores -l: gain = grade
         truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
@@ -463,10 +531,10 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
     users, items, scores = users[keep], items[keep], scores[keep]
     in_run = np.isin(queries, users)
     if not in_run.all() and not complete:
-        first = query_ids[int(queries[np.argmin(in_run)])]
-        raise _Refused(f"trec_eval: query '{first}' of the qrels is not in the run "
+        code = int(queries[np.argmin(in_run)])
+        raise _Refused(f"trec_eval: query '{query_ids[code]}' of the qrels is not in the run "
                        "(trec_eval 10.0 stops here with exit code 4; -c scores such "
-                       "queries 0)", 4)
+                       "queries 0)", 4, code)
     n_items = int(max(items.max(initial=0), q_items.max(initial=0))) + 1
     # -M first, then -J: form_res_rels.c cuts the ranking at -M before it drops
     # the unjudged documents
@@ -538,9 +606,11 @@ def _lenient_note(name: str, what: str, lenient) -> str | None:
 
 def _read(args, notes):
     """Both files as trec_eval reads them: code arrays, grades, scores, tag, ids."""
-    if args.qrels == "-" and args.run == "-":
-        raise _Refused("qrels and run cannot both be standard input", 1)
-    data, name = _source(args.qrels, "qrels")
+    if args.qrels == "-" and not os.path.isfile("-"):
+        # get_qrels.c fopen()s the name: '-' is a file name there, not stdin
+        raise _Refused("trec_eval.get_qrels: Cannot read qrels file '-' (trec_eval 10.0 "
+                       "reads the qrels from a file only)", 2)
+    data, name = _source("./-" if args.qrels == "-" else args.qrels, "qrels")
     q_users, q_items, grades, q_encoding, lenient = _qrels_columns(data, name, exact=True)
     notes.append(_lenient_note(name, "grade", lenient))
     data, name = _source(args.run, "run")
@@ -580,6 +650,72 @@ def _options(args):
     return measures, notes, max_docs, level
 
 
+# form_res_rels.c allocates (and zeroes) max_rel + 1 longs per query: 16 GiB
+# at 2**31, where the binary still ran (148 s) on a 23 GiB machine; 2**34
+# failed there (exit 4). Grades above this bound are refused with exit 4.
+_MAX_GRADE = 2**31 - 1
+
+
+def _check_grades(q_users, grades, columns) -> None:
+    """trec_eval 10.0 stops with exit 4 when a query's largest grade needs too much memory."""
+    if columns and grades.size and grades.max() > _MAX_GRADE:
+        raise _Refused(f"trec_eval: a grade of {int(grades.max())} is above {_MAX_GRADE}: "
+                       "trec_eval 10.0 allocates one counter per grade level and stops "
+                       "(\"Can't calculate measure\", exit code 4) where that memory "
+                       "cannot be had; this drop-in refuses such grades", 4,
+                       int(q_users[grades > _MAX_GRADE].min()))
+
+
+def _evaluate_until_stop(run, qrels, columns, options, partial):
+    """(per-query table, None), or (table of the queries before the stop, error) on exit 4.
+
+    trec_eval.c evaluates and prints (-q) one query at a time, so where it
+    stops with exit 4 (a missing query, a document twice, a grade too large)
+    the queries before that one are already printed; ``partial`` (-q) asks
+    for their values.
+    """
+    try:
+        _check_grades(qrels[0], qrels[2], columns)
+        return _evaluate(run, qrels, columns, **options), None
+    except _Refused as error:
+        if error.code != 4 or error.query is None or not partial:
+            raise
+        stop, first = error.query, error
+    while True:  # the earliest stop decides; each check names its own first query
+        keep = qrels[0] < stop
+        if not keep.any():
+            return None, first
+        part = tuple(array[keep] for array in qrels)
+        try:
+            _check_grades(part[0], part[2], columns)
+            return _evaluate(run, part, columns, **options), first
+        except _Refused as error:
+            if error.code != 4 or error.query is None:
+                raise
+            stop, first = error.query, error
+
+
+def _line(name, qid, value) -> str:
+    """One output line, as meas_print_single.c / meas_print_final.c print it."""
+    if isinstance(value, str):
+        text = value
+    elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
+        text = "  -nan"
+    elif name in _COUNTS:
+        text = str(int(value))
+    else:
+        text = f"{value:6.4f}"
+    return f"{name:<22}\t{qid}\t{text}\n"
+
+
+def _query_lines(result, columns, query_ids) -> list[str]:
+    """The -q lines: every query (in strcmp order of the ids), every column but gm_map."""
+    shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
+    table = result[shown].to_numpy()
+    return [_line(columns[position][0], query_ids[int(code)], value)
+            for code, row in zip(result.index, table) for position, value in zip(shown, row)]
+
+
 def _summary(name, values, complete, grades):
     """The "all" value of one column (meas_avg.c and the measures' own averages)."""
     if name == "gm_map":
@@ -595,18 +731,31 @@ def _summary(name, values, complete, grades):
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # intermixed: options may follow the file names, as GNU getopt permutes
+    args = parser.parse_intermixed_args(argv)
+    if args.v:
+        print(f"trec_eval version {_VERSION} (python -m metrics_lib, a drop-in)",
+              file=sys.stderr)
+        return 0
+    if args.run is None:
+        parser.error("the qrels and the run file are required")
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     notes = []
     try:
+        _other_options(args)
         measures, notes, max_docs, level = _options(args)
         run, qrels, tag, query_ids, encoding = _read(args, notes)
         if not len(run[2]) and "runid" in measures and args.c and not args.n:
             raise _Refused(f"trec_eval: the run file '{args.run}' has no result line, so "
                            "no run id (trec_eval 10.0 prints uninitialised memory)", 2)
         columns = _columns(measures)
-        result = _evaluate(run, qrels, columns, level=level, complete=args.c,
-                           judged_only=args.J, max_docs=max_docs, query_ids=query_ids)
+        options = dict(level=level, complete=args.c, judged_only=args.J, max_docs=max_docs,
+                       query_ids=query_ids)
+        result, stop = _evaluate_until_stop(run, qrels, columns, options, args.q)
+        if stop is not None:
+            if result is not None:
+                _write(out, "".join(_query_lines(result, columns, query_ids)), encoding)
+            raise stop
     except _Refused as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return error.code
@@ -617,38 +766,22 @@ def main(argv=None) -> int:
         if note:
             print(f"{parser.prog}: {note}", file=sys.stderr)
     # codes are in strcmp order of the query ids: trec_eval's query order
-    qids = [query_ids[int(code)] for code in result.index]
-    lines = []
-
-    def line(name, qid, value):
-        if isinstance(value, str):
-            text = value
-        elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
-            text = "  -nan"
-        elif name in _COUNTS:
-            text = str(int(value))
-        else:
-            text = f"{value:6.4f}"
-        lines.append(f"{name:<22}\t{qid}\t{text}\n")
-
-    shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
-    if args.q:
-        table = result[shown].to_numpy()
-        for qid, row in zip(qids, table):
-            for position, value in zip(shown, row):
-                line(columns[position][0], qid, value)
+    lines = _query_lines(result, columns, query_ids) if args.q else []
     if not args.n:
         if "runid" in measures:
-            line("runid", "all", tag)  # the last line's tag, as trec_eval
+            lines.append(_line("runid", "all", tag))  # the last line's tag, as trec_eval
         if "num_q" in measures:
-            line("num_q", "all", str(len(result)))
+            lines.append(_line("num_q", "all", str(len(result))))
         for position, (printed, _, _) in enumerate(columns):
             values = result[position].to_numpy(float)
-            line(printed, "all", _summary(printed, values, args.c, qrels[2]))
-    data = "".join(lines).encode(encoding)
+            lines.append(_line(printed, "all", _summary(printed, values, args.c, qrels[2])))
+    _write(out, "".join(lines), encoding)
+    return 0
+
+
+def _write(out, text: str, encoding: str) -> None:
     if out is not None:
-        out.write(data)
+        out.write(text.encode(encoding))
         out.flush()
     else:  # pragma: no cover - a replaced sys.stdout without a buffer
-        sys.stdout.write(data.decode(encoding))
-    return 0
+        sys.stdout.write(text)

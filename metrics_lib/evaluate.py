@@ -849,10 +849,11 @@ def _ids(column, rec_series, truth_series):
     """Kind and comparable value arrays of one id column of both tables."""
     rec_kind, rec = check_id_column("recommendations", rec_series)
     truth_kind, tru = check_id_column("truth", truth_series)
-    # an empty object column (a table built from no rows) has no kind of its own
-    if rec.size == 0 and rec_series.dtype == object:
+    # an empty object or float column (a table built from no rows) has no kind
+    # of its own
+    if rec.size == 0 and getattr(rec_series.dtype, "kind", "") in "Of":
         rec_kind, rec = truth_kind, tru[:0]
-    elif tru.size == 0 and truth_series.dtype == object:
+    elif tru.size == 0 and getattr(truth_series.dtype, "kind", "") in "Of":
         truth_kind, tru = rec_kind, rec[:0]
     check_same_id_kind(column, rec_kind, truth_kind)
     if rec_kind == "int":

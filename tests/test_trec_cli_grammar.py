@@ -49,13 +49,38 @@ CUT_MEASURES = ("P", "recall", "ndcg_cut", "map_cut", "success")
 PLAIN_MEASURES = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
                   "Rprec", "bpref", "recip_rank", "ndcg")
 CUTOFF_SPELLINGS = ("1", "2", "3", "5", "10", "20", "100", "5.0", "5.9", "05", "+5", "3abc",
-                    "0", "-2", "", "1000")
+                    "0", "-2", "", "1000", "1_0", "2_5")
 LEVEL_SPELLINGS = ("0", "0.1", "0.25", ".5", "0.5", "0.50", "0.555", "0.333333", "1", "1.0",
-                   "0.99", "0.005", "1e-1", "+0.3", "-0.2", "1.5", "abc", "0.5x")
+                   "0.99", "0.005", "1e-1", "+0.3", "-0.2", "1.5", "abc", "0.5x", "0_5",
+                   "0.2_5")
 # -l and -M values read by atol
 LEVEL_OPTION = ("0", "1", "2", "3", "1.5", "+2", "2abc", "abc", "01", "0.9", "-1", "-2",
-                "-1.5", "-7")
-DEPTH_OPTION = ("1", "2", "3", "5", "10", "0", "3.7", "+4", "4x", "1000")
+                "-1.5", "-7", "1_0", "2_0", "-9999999999999999999999",
+                "-9223372036854775807", "-9223372036854775808", "9999999999999999999999")
+DEPTH_OPTION = ("1", "2", "3", "5", "10", "0", "3.7", "+4", "4x", "1000", "1_0", "2_5")
+# trec_eval.c options that change nothing this drop-in computes (-N: utility only,
+# -o: obsolete, -D 0: no debug output, -R/-T: the default formats)
+QUIET_OPTIONS = (["-N", "100"], ["-N100"], ["-D", "0"], ["-o"], ["-R", "qrels"],
+                 ["-T", "trec_results"], ["--Number_docs_in_coll=5"], ["--Debug_level", "0"],
+                 ["--Rel=qrels"], ["--Results_format", "trec_results"],
+                 ["--Output_old_results_format", "x"])
+# getopt_long: long names and unambiguous abbreviations, "=value" or a separate value
+LONG_FLAGS = {"-q": ("--query_eval_wanted", "--query"), "-c": ("--complete_rel_info_wanted",
+                                                               "--comp"),
+              "-n": ("--nosummary", "--nos"), "-J": ("--Judged_docs_only", "--J")}
+LONG_VALUES = {"-m": ("--measure", "--meas", "--m"), "-l": ("--level_for_rel", "--lev"),
+               "-M": ("--Max_retrieved_per_topic", "--Max")}
+
+
+def _long(rng, flag, value=None):
+    """``flag [value]`` or one of getopt_long's spellings of it."""
+    names = LONG_VALUES.get(flag) if value is not None else LONG_FLAGS.get(flag)
+    if names is None or rng.random() >= 0.15:
+        return [flag] if value is None else [flag, value]
+    name = str(rng.choice(names))
+    if value is None:
+        return [name]
+    return [f"{name}={value}"] if rng.random() < 0.5 else [name, value]
 
 
 def _params(rng, spellings, *, max_params=4):
@@ -89,32 +114,38 @@ def command_line(rng) -> tuple[list[str], set]:
     for _ in range(int(rng.integers(0, 5))):
         spec = measure_spec(rng)
         features.add("m:" + spec.split(".")[0] + ("." if "." in spec else ""))
-        args += ["-m" + spec] if rng.random() < 0.2 else ["-m", spec]
+        args += ["-m" + spec] if rng.random() < 0.2 else _long(rng, "-m", spec)
     if len(args) >= 2 and rng.random() < 0.3:  # an overlapping repeat
         args += args[-2:] if args[-2] == "-m" else args[-1:]
         features.add("m:repeated")
     for flag in ("-q", "-c", "-n", "-J"):
         if rng.random() < (0.5 if flag in ("-q", "-c") else 0.12):
-            args.append(flag)
+            args += _long(rng, flag)
             features.add(flag)
     for flag, values in (("-l", LEVEL_OPTION), ("-M", DEPTH_OPTION)):
         if rng.random() < 0.2:
             value = str(rng.choice(values))
-            args += [flag + value] if rng.random() < 0.3 else [flag, value]
+            args += [flag + value] if rng.random() < 0.3 else _long(rng, flag, value)
             features.add(f"{flag} {value}")
+    if rng.random() < 0.1:
+        option = QUIET_OPTIONS[int(rng.integers(len(QUIET_OPTIONS)))]
+        args += option
+        features.add(" ".join(option))
     order = rng.permutation(len(args)) if rng.random() < 0.1 else None
-    if order is not None and "-m" not in args and "-l" not in args and "-M" not in args:
+    if order is not None and all(a in ("-q", "-c", "-n", "-J", "-o") for a in args):
         args = [args[i] for i in order]
     return args, features
 
 
+BOM = b"\xef\xbb\xbf"
 QIDS = ("1", "2", "10", "q1", "q2", "Q9")
 DOCS = tuple(f"d{i}" for i in range(14)) + ("D1", "d1x", "10", "9")
 GRADES = ("0", "1", "2", "3", "1", "0", "-1", "+2", "2.7", "1e2", "0x3", "abc", "07", "-0",
-          "2abc", "12")
+          "2abc", "12", "1_0", "2_000")
 SCORES = ("1", "2", "2.5", "0.25", "-1", "3", "1e1", "1E-2", "0x1p3", "0x1.8p1", "+5", "inf",
           "-inf", "Infinity", "INF", "5abc", "abc", ".5", "-0", "1e400", "-1e400", "1e-400",
-          "1.", "3e", "0X10", "+.5e1", "-", "0.1", "0.30000000000000004")
+          "1.", "3e", "0X10", "+.5e1", "-", "0.1", "0.30000000000000004", "1_000", "+1_0.5",
+          "2_5", "1_0e1")
 SEPARATORS = (" ", " ", " ", "\t", "  ", " \t ")
 
 
@@ -222,6 +253,10 @@ def make_case(seed):
         run, features = b"", features | {"run:empty"}
     elif roll < 0.06:
         run, features = b"# only a comment\n\n", features | {"run:comment-only"}
+    if rng.random() < 0.04:  # a UTF-8 byte order mark: part of the first id for trec_eval
+        qrels, features = BOM + qrels, features | {"qrels:bom"}
+    if rng.random() < 0.04:
+        run, features = BOM + run, features | {"run:bom"}
     return args, qrels, run, features
 
 
@@ -261,16 +296,18 @@ def compare(seed, folder):
     code, stdout, stderr = run_ours(argv)
     detail = f"seed {seed}: {args} {sorted(features)}"
     if (code == 2 and "no run id" in stderr and "run:comment-only" in features
-            and "-c" in args):
+            and "-c" in features):
         return None  # trec_eval prints uninitialised memory as the run id
     if code != theirs.returncode:
         return (f"{detail}: exit {code} (trec_eval {theirs.returncode}); ours: "
                 f"{stderr.strip()[:300]!r}; theirs: {theirs.stderr.decode()[:300]!r}")
-    if code != 0:
-        return None if stdout == b"" else f"{detail}: stdout after an error"
     want = theirs.stdout
     if any(arg.endswith("all_trec") for arg in args):
         want = offered_lines(want)
+    if code != 0:  # with -q, trec_eval prints the queries before an exit 4
+        return None if stdout == want else (
+            f"{detail}: stdout before the error: {stdout[-200:]!r}, trec_eval "
+            f"{want[-200:]!r}")
     try:
         assert_same_output(stdout, want)
     except AssertionError:
@@ -347,6 +384,34 @@ CORNERS = {
     "long last line": (["-m", "runid"], QRELS, RUN + b"q1 Q0 d7 1 0 " + b"x" * 9000 + b"\n"),
     "long line in the middle": (["-m", "runid", "-m", "P.1"], QRELS,
                                 b"q1 Q0 d7 1 0 " + b"x" * 9000 + b"\n" + RUN),
+    # atof stops at '_' (1_000 is 1), Python's float would read 1000
+    "underscore in a score": (["-q"], QRELS, RUN + b"q1 Q0 d5 1 1_000 r\nq1 Q0 d6 1 +1_0.5 r\n"),
+    "underscore in a grade and -l": (["-q", "-l", "1_0"], QRELS + b"q1 0 d4 1_0\n", RUN),
+    "underscore in -M and cut-offs": (["-M", "1_0", "-m", "P.1_0", "-m",
+                                       "iprec_at_recall.0_5"], QRELS, RUN),
+    "byte order mark before a run": (["-q"], QRELS, BOM + RUN),
+    "byte order mark before qrels": (["-q", "-c"], BOM + QRELS, RUN),
+    "-l far below zero": (["-q", "-l", "-9999999999999999999999", "-m", "map", "-m",
+                           "num_rel", "-m", "P.2"], QRELS, RUN),
+    "-l at LONG_MIN + 1": (["-l", "-9223372036854775807", "-m", "official"], QRELS, RUN),
+    "a grade too large to allocate": (["-m", "map"], QRELS + b"q1 0 d9 1099511627776\n", RUN),
+    "-v": (["-v"], QRELS, RUN),
+    "-N, -D 0, -o, -R, -T": (["-N", "100", "-D", "0", "-o", "-R", "qrels", "-T",
+                              "trec_results", "-q"], QRELS, RUN),
+    "long options": (["--measure=map", "--meas", "P.5", "--query_eval_wanted", "--comp",
+                      "--level_for_rel=2"], QRELS, RUN),
+    "illegal -R and -T": (["-R", "nonsense"], QRELS, RUN),
+    "illegal -T": (["-T", "nonsense"], QRELS, RUN),
+    # -q: trec_eval prints each query as it goes, so an exit 4 comes after the
+    # lines of the queries before the one that stops it
+    "-q, a missing query after two": (["-q"], QRELS + b"q3 0 d1 1\n", RUN),
+    "-q, a document twice in the second query": (["-q", "-m", "P.2"], QRELS,
+                                                 RUN + b"q2 Q0 d9 1 5 r\n"),
+    "-q, a grade too large in the second query": (["-q", "-m", "map"],
+                                                  QRELS + b"q2 0 d7 1099511627776\n", RUN),
+    "-q, a missing query before a duplicate": (["-q", "-m", "map"],
+                                               b"q0 0 d1 1\n" + QRELS,
+                                               RUN + b"q2 Q0 d9 1 5 r\n"),
 }
 
 
@@ -367,3 +432,60 @@ def test_nan_score_is_refused_with_file_and_line(tmp_path):
     code, stdout, stderr = run_ours([str(tmp_path / "q"), str(tmp_path / "r")])
     assert code == 2 and stdout == b""
     assert ":2:" in stderr and "nan" in stderr.lower()
+
+
+@needs_binary
+def test_dash_as_qrels_is_a_file_name(tmp_path):
+    # get_qrels.c fopen()s its argument: '-' is no standard input there (exit 2)
+    (tmp_path / "r").write_bytes(RUN)
+    argv = ["-m", "map", "-", str(tmp_path / "r")]
+    theirs = subprocess.run([str(TREC_EVAL), *argv], capture_output=True, cwd=tmp_path,
+                            input=QRELS)
+    code, stdout, stderr = run_ours(argv)
+    assert (code, stdout) == (theirs.returncode, theirs.stdout) == (2, b"")
+    assert "Cannot read qrels file '-'" in stderr
+
+
+@pytest.mark.parametrize("argv, code, words", [
+    (["-Z", "z.txt"], 1, "-Z z.txt: z-scores"),
+    (["-D", "1"], 1, "-D 1: debug"),
+    (["-D", "0.q1"], 1, "-D 0.q1"),
+    (["-R", "prefs"], 1, "-R prefs: only the 'qrels'"),
+    (["-m", "iprec_at_recall.inf"], 2, "iprec_at_recall.inf"),
+    (["-m", "iprec_at_recall.1e400"], 2, "iprec_at_recall.1e400"),
+])
+def test_options_not_offered_are_refused_by_name(tmp_path, argv, code, words):
+    (tmp_path / "q").write_bytes(QRELS)
+    (tmp_path / "r").write_bytes(RUN)
+    got, stdout, stderr = run_ours([*argv, str(tmp_path / "q"), str(tmp_path / "r")])
+    assert (got, stdout) == (code, b"") and words in stderr, stderr
+
+
+def test_public_reader_refuses_underscore_scores(tmp_path):
+    # float("1_000") is 1000.0 but trec_eval's atof reads 1: no silent reading
+    from metrics_lib import read_trec_run
+
+    (tmp_path / "r").write_bytes(b"q1 Q0 d1 1 1_000 r\n")
+    with pytest.raises(ValueError, match="1_000"):
+        read_trec_run(tmp_path / "r")
+
+
+def test_float_reads_a_score_only_as_atof_does():
+    # the readers give a score field to Python's float() unless it holds '_';
+    # every field float() then reads must be one whole strtod number, same value
+    from metrics_lib.trec import _ATOF, _atof, _strict_score
+
+    rng = np.random.default_rng(7)
+    alphabet = list(b"0123456789.eE+-_xXpPinfatyINFATY()") + [0xC2, 0xA0, 0xD9, 0xA1, 0x00]
+    read = 0
+    for _ in range(60_000):
+        field = bytes(rng.choice(alphabet, size=int(rng.integers(1, 9))).tolist())
+        value = _strict_score(field)
+        if value is None:
+            continue
+        read += 1
+        match = _ATOF.fullmatch(field)
+        assert match is not None and match.start("number") == 0, field
+        assert value == _atof(field) or (value != value and _atof(field) != _atof(field)), field
+    assert read > 1000
+    assert _strict_score(b"1_000") is None and _strict_score(b"+1_0.5") is None

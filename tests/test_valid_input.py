@@ -184,6 +184,23 @@ def test_empty_tables_without_dtypes(backend):
     assert len(evaluate(empty_recs, empty_truth, metrics)) == 0
 
 
+def test_empty_tables_built_from_empty_lists():
+    # pd.DataFrame({"user": [], ...}) gives float64 columns (pandas 3): an empty
+    # float id column has no values, so no kind; it must not be refused as floats
+    recs, truth = pandas_tables(USER_SETS["int64"])
+    empty_recs = pd.DataFrame({name: [] for name in EMPTY_RECS})
+    empty_truth = pd.DataFrame({name: [] for name in EMPTY_TRUTH})
+    assert empty_recs["user"].dtype.kind == "f" or empty_recs["user"].dtype == object
+    metrics = ["ndcg@3", "map", "bpref"]
+    assert len(evaluate(empty_recs, empty_truth, metrics)) == 0
+    only_truth = evaluate(empty_recs, truth, metrics, missing="zero")
+    assert len(only_truth) == 3 and float(only_truth["map"].sum()) == 0.0
+    assert len(evaluate(recs, empty_truth, metrics)) == 0
+    # float ids with values are still refused
+    with pytest.raises(TypeError, match="floats"):
+        evaluate(recs.astype({"user": "float64"}), truth, metrics)
+
+
 def test_empty_pandas_tables_next_to_dask_tables():
     dd = pytest.importorskip("dask.dataframe")
     recs, truth = pandas_tables(USER_SETS["int64"])
