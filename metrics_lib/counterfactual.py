@@ -509,7 +509,11 @@ def doubly_robust_estimate(rewards, actions, logging_policy, target_policy,
     :math:`-E[(w - M)_+ (r - \\hat q(x, a))]`, is small when the model's
     residuals are small where the weights exceed the cap, and its sign is
     opposite to theirs there. See
-    :func:`ips_estimate` for the bootstrap and its cost.
+    :func:`ips_estimate` for the bootstrap and its cost. The bootstrap
+    resamples the per-record terms with ``reward_model`` held fixed: the
+    model is not refitted on each resample, so its interval leaves out the
+    uncertainty of the model's own fit (small when the model was fitted on
+    much more data than the log, as the parameter asks).
 
     Cost: :math:`O(n \\cdot \\text{n\\_actions})` time and memory (the size
     of the policies), plus the bootstrap's.
