@@ -22,14 +22,15 @@ any numeric literal left, tables included (pipe tables, ``list-table``,
   regular expression), each with its reason; an entry that no longer matches
   anything is itself an error, so the list cannot go stale.
 
-Math is read too (inline ``$...$``, display ``$$...$$``, ``\\begin{..}``
-environments and ``{math}`` blocks): a worked solution such as
+Math is read too (inline ``$...$`` and the ``{math}`` role, display
+``$$...$$``, ``\\begin{..}`` environments and ``{math}`` blocks): a worked solution such as
 ``$1 - 0.354 = 0.646$`` types its result by hand just as prose would. A glue
 role does not work inside math, so the number goes right after it
 (``$1/\\sqrt 8 \\approx$ {glue:text}`cos:.3f```). In math a literal is
 exempt only when it is
 
-- an integer 0 to 10 (the formula's own constants: ``1 - p``, ``z^2/4n^2``);
+- an integer 0 to 10 (the formula's own constants: ``1 - p``, ``z^2/4n^2``),
+  unless a dot precedes it (``.5`` is a decimal);
 - part of a name: after a letter of a symbol (``x2``, not the argument of a
   command such as ``\\sqrt``), after ``_``, ``_{`` or ``@`` (``\\log_2``,
   ``z_{0.975}``, ``NDCG@10``); an exponent is an input, so ``0.95^{20}`` is
@@ -79,6 +80,7 @@ _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\s*(?P<info>[^
 _OPTION = re.compile(r"^\s*:[\w-]+:.*$")
 _LABEL = re.compile(r"^\s*\([\w:.-]+\)=\s*$")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)               # HTML comments
+_MATH_ROLE = re.compile(r"\{math\}`([^`]*)`")          # inline math written as a role
 _MATH = [
     re.compile(r"\$\$.*?\$\$", re.S),                     # display math
     re.compile(r"\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S),  # LaTeX environments
@@ -147,6 +149,8 @@ def split_math(text: str) -> tuple[str, list[str]]:
     """(the prose of a markdown text, its math): everything else removed."""
     math: list[str] = []
     text = _COMMENT.sub(" ", _strip_blocks(text, math))
+    math.extend(m.group(1) for m in _MATH_ROLE.finditer(text))
+    text = _MATH_ROLE.sub(" ", text)
     for pattern in _MATH:
         math.extend(m.group() for m in pattern.finditer(text))
         text = pattern.sub(" ", text)
@@ -189,6 +193,8 @@ def _small_integer(token: str) -> bool:
 def _exempt_in_math(math: str, start: int, end: int, token: str) -> bool:
     """A literal of a formula that is a name, a length or a small constant."""
     before = math[:start]
+    if re.search(r"(?<!\d)\.$", before):  # .5 is a decimal, not the integer 5
+        return False
     if _small_integer(token):
         return True
     if re.search(r"(?:_|_\{|@)$", before):  # \log_2, z_{0.975}, NDCG@10
@@ -299,6 +305,8 @@ def test_allow_list_is_used():
     (":::{admonition} Solution\n$p = 1/8 = 0.125$\n:::", ["0.125"]),
     ("```{math}\n:label: eq-x\n\\alpha = 0.05\n```\n```python\ny = $0.5$\n```", ["0.05"]),
     ("$x$ is {glue:text}`x:.3f` and $\\approx$ {glue:text}`y:.2f`", []),
+    ("the {math} role: {math}`1 - 0.354 = 0.646` and {math}`\\log_2 x`", ["0.354", "0.646"]),
+    ("a leading-dot decimal: $p = .5$, $.05$", ["5", "05"]),
     # tables of every kind are prose
     ("| k | NDCG |\n|---|---:|\n| 5 | 0.43 |\n| 20 | {glue:text}`n:.3f` |", ["0.43", "20"]),
     ("```{list-table}\n:header-rows: 1\n:widths: 30 70\n\n* - k\n  - value\n* - 5\n  - 0.43\n```",
