@@ -29,7 +29,9 @@ role does not work inside math, so the number goes right after it
 (``$1/\\sqrt 8 \\approx$ {glue:text}`cos:.3f```). In math a literal is
 exempt only when it is
 
-- an integer 0 to 10 (the formula's own constants: ``1 - p``, ``z^2/4n^2``),
+- an integer 0 to 10, as in prose (the formula's own constants such as ``1 - p``
+  and ``z^2/4n^2``, but also small worked fractions such as ``1/2 + 2/3 = 7/6``,
+  which this rule cannot tell apart from constants and so lets through),
   unless a dot precedes it (``.5`` is a decimal);
 - part of a name: after a letter of a symbol (``x2``, not the argument of a
   command such as ``\\sqrt``), after ``_``, ``_{`` or ``@`` (``\\log_2``,
