@@ -190,6 +190,7 @@ def env(tmp_path_factory):
             environment.timed(f"pip install {line}", environment.pip_install, arguments)
     yield environment
     print("\nwheel install times (s):", environment.times)
+    shutil.rmtree(base, ignore_errors=True)  # the environment with the book extra is ~1 GB
 
 
 @pytest.fixture(scope="module")
