@@ -255,6 +255,8 @@ recommendations = pd.DataFrame({"user": np.repeat(np.arange(30), 20),
 recommendations = recommendations.drop_duplicates(["user", "item"])
 truth = pd.DataFrame({"user": np.repeat(np.arange(30), 5), "item": rng.integers(0, 60, 150),
                       "relevance": rng.integers(0, 4, 150)}).drop_duplicates(["user", "item"])
+"""
+PARQUET = """
 recommendations.to_parquet("recommendations.parquet")
 truth.to_parquet("truth.parquet")
 """
@@ -262,7 +264,7 @@ truth.to_parquet("truth.parquet")
 
 def readme_script(with_polars: bool, readme: str = README) -> str:
     """The README's Python blocks in order, as one script; claims and errors asserted."""
-    parts = [PRELUDE]
+    parts = [PRELUDE + (PARQUET if with_polars else "")]
     for block in readme_python_blocks(readme):
         if "import polars" in block and not with_polars:
             continue
