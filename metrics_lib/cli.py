@@ -241,10 +241,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: error: {message}\n")
 
 
+# The console script's name ([project.scripts] in pyproject.toml).
+_SCRIPT = "trec-eval-py"
+
+
+def _prog() -> str:
+    # argparse would print "__main__.py" for `python -m metrics_lib`; the console script
+    # names itself, as trec_eval does (a wrapper on Windows may add "-script.py" or ".exe").
+    called = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return _SCRIPT if called.startswith(_SCRIPT) else "python -m metrics_lib"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m metrics_lib",
-        usage="python -m metrics_lib [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] "
+        prog=_prog(),
+        usage="%(prog)s [-h] [-q] [-c] [-n] [-J] [-l N] [-M N] "
               "[-m MEASURE[.PARAMS]]... QRELS RUN",
         description="trec_eval 10.0 as a drop-in: same options, measure names and "
                     "output, values from metrics_lib.evaluate. With no -m it prints "
@@ -734,7 +745,7 @@ def main(argv=None) -> int:
     # intermixed: options may follow the file names, as GNU getopt permutes
     args = parser.parse_intermixed_args(argv)
     if args.v:
-        print(f"trec_eval version {_VERSION} (python -m metrics_lib, a drop-in)",
+        print(f"trec_eval version {_VERSION} ({parser.prog}, a drop-in)",
               file=sys.stderr)
         return 0
     if args.run is None:

@@ -127,6 +127,8 @@ def test_console_script_is_the_command_lines_main():
     module, _, name = target.partition(":")
     assert module == "metrics_lib.cli" and getattr(metrics_lib.cli, name) is metrics_lib.__main__.main
     assert inspect.signature(metrics_lib.cli.main).parameters["argv"].default is None
+    # the name its error messages give (tests/test_wheel_install.py runs the installed script)
+    assert list(PROJECT["scripts"]) == [metrics_lib.cli._SCRIPT]
 
 
 def test_every_package_is_found():
@@ -161,12 +163,39 @@ def test_every_data_file_is_package_data():
     assert not missing, f"not in [tool.setuptools.package-data], so not in the wheel: {missing}"
 
 
-def test_notebook_install_cells_are_parsed():
-    # the stale-address check above reads the notebooks as JSON text; make sure the
-    # install cells it is meant to cover are there to be read
+def _install_cells(book: Path) -> list[tuple[str, dict, str]]:
     cells = []
-    for path in sorted((ROOT / "book").glob("*.ipynb")):
+    for path in sorted(book.glob("*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] == "code" and "pip install" in "".join(cell["source"]):
-                cells.append("".join(cell["source"]))
-    assert cells and all(URL in cell for cell in cells)
+                cells.append((path.name, cell["metadata"], "".join(cell["source"])))
+    return cells
+
+
+def test_notebook_install_cells_install_the_distribution_from_the_address():
+    # every chapter installs the same requirement, <name>[book] @ git+<_config.yml's address>,
+    # in a cell the book does not show (nbval runs it: find_spec finds the package, no output)
+    requirement = SYNC.book_requirement(ROOT)
+    assert requirement == f"{PROJECT['name']}[book] @ git+{URL}"
+    cells = _install_cells(ROOT / "book")
+    assert {p.name for p in (ROOT / "book").glob("*.ipynb")} == {name for name, _, _ in cells}
+    for name, metadata, source in cells:
+        assert f'%pip install --quiet "{requirement}"' in source, (
+            f"{name}'s install cell differs: run python tools/sync_repository_url.py")
+        assert "remove-cell" in metadata.get("tags", []), name
+
+
+def test_sync_rewrites_an_install_cell_left_with_another_name_or_address(tmp_path):
+    for name in ("_config.yml", "pyproject.toml", "CITATION.cff", "README.md"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    (tmp_path / "book").mkdir()
+    old_cell = {"cell_type": "code", "metadata": {"tags": ["remove-cell"]}, "outputs": [],
+                "execution_count": 1, "source": [
+                    'if importlib.util.find_spec("metrics_lib") is None:\n',
+                    '    %pip install --quiet "metrics_lib[book] @ git+https://example.org/x"']}
+    notebook = tmp_path / "book" / "chapter.ipynb"
+    notebook.write_text(json.dumps({"cells": [old_cell]}, indent=1), encoding="utf-8")
+    assert SYNC.sync(tmp_path) == [notebook]
+    ((_, _, source),) = _install_cells(tmp_path / "book")
+    assert source.endswith(f'%pip install --quiet "{SYNC.book_requirement(ROOT)}"')
+    assert SYNC.sync(tmp_path) == []

@@ -5,7 +5,7 @@
 A reader downloads one chapter, or opens it in Colab, with nothing of this
 repository around it. This check does what that reader's machine does: it
 makes a fresh virtual environment, installs only the package with its
-``book`` extra (``pip install "metrics_lib[book]"``, here from this checkout,
+``book`` extra (``pip install "ranking-matters[book]"``, here from this checkout,
 with the versions pinned in requirements.txt as constraints), copies each
 chapter of ``_toc.yml`` alone into an empty folder and runs it top to bottom
 there. A chapter that reads a file of the repository (``../benchmarks``), or
@@ -53,19 +53,24 @@ def chapters() -> list[Path]:
     return [ROOT / f"{name}.ipynb" for name in files if (ROOT / f"{name}.ipynb").exists()]
 
 
+def write_constraints(path: Path) -> Path:
+    """requirements.txt's pins as a pip constraints file (no extras, no ``-e .``)."""
+    pins = []
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-e"):
+            pins.append(re.sub(r"\[[^\]]*\]", "", line))  # constraints take no extras
+    path.write_text("\n".join(pins) + "\n")
+    return path
+
+
 def make_env(folder: Path) -> Path:
     """A new virtualenv with the package and its ``book`` extra; returns its python."""
     if folder.exists():
         shutil.rmtree(folder)
     venv.EnvBuilder(with_pip=True).create(folder)
     python = folder / "bin" / "python"
-    constraints = folder / "constraints.txt"
-    pins = []
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
-        line = line.split("#")[0].strip()
-        if line and not line.startswith("-e"):
-            pins.append(re.sub(r"\[[^\]]*\]", "", line))  # constraints take no extras
-    constraints.write_text("\n".join(pins) + "\n")
+    constraints = write_constraints(folder / "constraints.txt")
     leftover = not (ROOT / "build").exists()
     subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
                     "--constraint", str(constraints), f"{ROOT}[book]"], check=True)
@@ -99,7 +104,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     started = time.monotonic()
     python = make_env(Path(args.venv))
-    print(f"check_standalone: fresh environment with metrics_lib[book] in "
+    print(f"check_standalone: fresh environment with ranking-matters[book] in "
           f"{time.monotonic() - started:.0f} s", flush=True)
     notebooks = [Path(n).resolve() for n in args.notebooks] or chapters()
     # two chapters at a time: each runs in its own kernel process, one per core of the CI machine

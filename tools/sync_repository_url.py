@@ -4,18 +4,22 @@ The address has one source: ``repository.url`` (and ``repository.branch``) in
 ``_config.yml``, which the book's repository and launch buttons read. The other
 files cannot read it, so they carry copies: ``[project.urls]`` in
 ``pyproject.toml``, ``repository-code`` in ``CITATION.cff``, the README, and the
-notebooks' install cells and pages under ``book/``. After changing
-``_config.yml``, run
+notebooks' install cells and pages under ``book/``. Each notebook's install cell
+installs ``<distribution>[book] @ git+<address>`` (the distribution's name from
+``pyproject.toml``), the same line in every chapter. After changing
+``_config.yml`` (or the distribution's name), run
 
     python tools/sync_repository_url.py
 
 It replaces the previous address (the one ``CITATION.cff`` states) by the
-configured one everywhere and rewrites ``[project.urls]`` from it.
+configured one everywhere, rewrites ``[project.urls]`` from it and the
+notebooks' install requirement from it and the name.
 ``tests/test_packaging.py`` fails while any copy disagrees.
 """
 
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -39,6 +43,16 @@ def project_urls(url: str, branch: str) -> dict[str, str]:
         "Issues": f"{url}/issues",
         "Changelog": f"{url}/blob/{branch}/CHANGELOG.md",
     }
+
+
+def book_requirement(root: Path = ROOT) -> str:
+    """What every notebook's install cell installs: the book extra from the repository."""
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    return f"{pyproject['project']['name']}[book] @ git+{configured(root)[0]}"
+
+
+# A notebook's install requirement as it stands in the .ipynb file (JSON: the quotes are \")
+_REQUIREMENT = re.compile(r'(?<=%pip install --quiet \\")[\w.-]+\[book\] @ git\+[^"\\\s]+(?=\\")')
 
 
 def copies(root: Path = ROOT) -> list[Path]:
@@ -70,6 +84,8 @@ def sync(root: Path = ROOT) -> list[Path]:
             (p, p.read_text(encoding="utf-8"), None) for p in copies(root)]:
         if new_text is None:
             new_text = old_text.replace(previous, url) if previous != url else old_text
+            if path.suffix == ".ipynb":
+                new_text = _REQUIREMENT.sub(book_requirement(root), new_text)
         if new_text != old_text:
             path.write_text(new_text, encoding="utf-8")
             changed.append(path)
