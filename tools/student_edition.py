@@ -17,10 +17,12 @@ errors, as for the full book). The derived configuration
   ``_toc.yml``.
 
 The .ipynb/.md download buttons stay. ``_ext/plain_downloads.py`` already
-writes the downloadable notebooks without solutions (``hide_solutions`` is on);
-after the build, every other source file offered for download (``_sources/``)
-is rewritten without its ``{solution}`` blocks and solution-only code cells,
-so students download notebooks with the exercises and no answers.
+writes the downloadable notebooks without solutions and without the code and
+glued values that only serve them (``hide_solutions`` is on), and reports what
+it removed, chapter by chapter, which this script prints; after the build,
+every other source file offered for download (``_sources/``) is rewritten
+without its ``{solution}`` blocks, so students download the exercises and no
+answers.
 ``tools/check_student.py`` checks the result against the full edition.
 """
 
@@ -38,7 +40,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "_ext"))
-from student_cells import solution_only_cells  # noqa: E402
+from student_cells import student_notebook  # noqa: E402
 
 # An opening fence of a solution directive (``` or ::: fences, MyST syntax).
 _OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|:{3,})\{(?P<name>solution(?:-start|-end)?)\}")
@@ -109,9 +111,8 @@ def strip_sources(html_dir: Path) -> int:
     for path in sorted((html_dir / "_sources").rglob("*")):
         if path.suffix == ".ipynb":
             notebook = json.loads(path.read_text(encoding="utf-8"))
-            drop = solution_only_cells(notebook.get("cells", []))
-            notebook["cells"] = [c for i, c in enumerate(notebook.get("cells", [])) if i not in drop]
-            removed += len(drop)
+            notebook, counts = student_notebook(notebook, str(path))
+            removed += counts["cells"]
             for cell in notebook["cells"]:
                 if cell.get("cell_type") != "markdown":
                     continue
@@ -165,10 +166,29 @@ def main(argv=None) -> int:
     if result.returncode:
         print(f"student_edition: the build failed (exit {result.returncode})")
         return result.returncode
-    removed = strip_sources(html)
-    print(f"student_edition: built {html / 'index.html'}; {removed} solution block(s) "
-          f"and solution-only code cell(s) removed from the downloadable sources ({time.monotonic() - started:.0f} s)")
+    removed = strip_sources(html)  # the .md sources; the notebooks are done already
+    print(f"student_edition: built {html / 'index.html'} ({time.monotonic() - started:.0f} s)")
+    print(summary(out / "_build" / ".doctrees" / "student_removed.json", removed))
     return 0
+
+
+def summary(report: Path, more_blocks: int = 0) -> str:
+    """What ``_ext/plain_downloads.py`` removed from the downloadable notebooks, per chapter."""
+    if not report.is_file():
+        return f"student_edition: {report} not written: the solutions were not stripped"
+    counts = json.loads(report.read_text(encoding="utf-8"))
+    lines, total = [], {"solutions": more_blocks, "cells": 0, "values": 0}
+    for doc, count in sorted(counts.items()):
+        for key in total:
+            total[key] += count[key]
+        if count["solutions"] or count["values"]:
+            lines.append(f"  {doc}: {count['solutions']} solution block(s), "
+                         f"{count['values']} solution-only glued value(s) "
+                         f"({count['cells']} whole code cell(s) dropped)")
+    return "\n".join([f"student_edition: removed {total['solutions']} solution block(s), "
+                      f"{total['values']} solution-only glued value(s) and their code "
+                      f"({total['cells']} whole code cell(s)) from the downloadable sources:",
+                      *lines])
 
 
 if __name__ == "__main__":
