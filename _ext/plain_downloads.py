@@ -115,6 +115,9 @@ class Renderer:
         if name == "eq":
             return f"({self.numbers.get(target, target)})"
         if name in ("numref", "ref"):
+            number = self.numbers.get(target)
+            if explicit and name == "numref" and number and "%s" in text:
+                return text.replace("%s", re.sub(r"^\D+", "", number))  # "Exercise 4.1" -> 4.1
             if explicit:
                 return text
             return self.numbers.get(target, self.titles.get(target, target))

@@ -164,3 +164,31 @@ def test_every_chapter_loses_all_its_solution_only_values(path):
         left = sorted(k for k in keys if any(p.match(k) for p in calls))
         assert not left, f"{path.name}: glue calls for {left} left"
     assert counts["values"] >= len(keys)
+
+
+# -- one exercise numbering: tools/check_exercise_numbers.py -------------------------------
+
+def test_latex_exercise_numbers_and_references_are_read():
+    from check_exercise_numbers import latex_exercises
+
+    tex = ("\\phantomsection \\label{exercise:ex-a}\\label{\\detokenize{book/a:ex-a}}\n\n"
+           "\\begin{sphinxadmonition}{note}{Exercise 4.11.1}\nText\n\\end{sphinxadmonition}\n"
+           "see {\\hyperref[\\detokenize{book/a:ex-a}]{\\sphinxcrossref{\\DUrole{std,std-ref}"
+           "{2}}}} and \\hyperref[exercise:ex-a]{Exercise 4.1}")
+    numbers, refs = latex_exercises(tex)
+    assert numbers == {"ex-a": "4.11.1"}
+    assert refs == [("ex-a", "2"), ("ex-a", "Exercise 4.1")]
+
+
+def test_html_exercise_numbers_and_links_are_read(tmp_path):
+    from check_exercise_numbers import html_exercises
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "a.html").write_text(
+        '<div class="exercise admonition" id="ex-a"><p class="admonition-title">'
+        '<span class="caption-number">Exercise 4.1 </span></p></div>', encoding="utf-8")
+    (tmp_path / "book" / "teaching.html").write_text(
+        '<td><a href="a.html#ex-a"><span>2</span></a></td>', encoding="utf-8")
+    numbers, links = html_exercises(tmp_path)
+    assert numbers == {"ex-a": "4.1"}
+    assert links == [("book/teaching.html", "ex-a", "2")]
