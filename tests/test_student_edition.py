@@ -192,3 +192,27 @@ def test_html_exercise_numbers_and_links_are_read(tmp_path):
     numbers, links = html_exercises(tmp_path)
     assert numbers == {"ex-a": "4.1"}
     assert links == [("book/teaching.html", "ex-a", "2")]
+
+
+def test_latex_exercises_are_numbered_by_chapter_as_in_the_html():
+    """sphinx-jupyterbook-latex's numfig_secnum_depth 2 gave (4, 11, 1); the HTML says 4.1."""
+    import re
+    from types import SimpleNamespace
+
+    from latex_book import _exercise_number, number_exercises_by_chapter
+
+    env = SimpleNamespace(toc_fignumbers={
+        "book/ndcg": {"exercise": {"ex-b": (4, 11, 2), "ex-a": (4, 11, 1), "ex-c": (4, 12, 1)},
+                      "figure": {"fig": (4, 2, 1)}},
+        "book/pr": {"exercise": {"ex-p": (1, 7, 1)}}})
+    app = SimpleNamespace(builder=SimpleNamespace(format="latex"))
+    assert number_exercises_by_chapter(app, env) == []
+    assert env.toc_fignumbers["book/ndcg"]["exercise"] == {"ex-a": (4, 1), "ex-b": (4, 2),
+                                                           "ex-c": (4, 3)}
+    assert env.toc_fignumbers["book/pr"]["exercise"] == {"ex-p": (1, 1)}
+    assert env.toc_fignumbers["book/ndcg"]["figure"] == {"fig": (4, 2, 1)}  # LaTeX numbers those
+    ref = re.search(r"\\ref\{\\detokenize\{([^:}]+):([^}]+)\}\}", r"\ref{\detokenize{book/ndcg:ex-c}}")
+    assert _exercise_number(env, ref) == "4.3"
+    html = SimpleNamespace(toc_fignumbers={"book/pr": {"exercise": {"ex-p": (1, 7, 1)}}})
+    number_exercises_by_chapter(SimpleNamespace(builder=SimpleNamespace(format="html")), html)
+    assert html.toc_fignumbers["book/pr"]["exercise"] == {"ex-p": (1, 7, 1)}
