@@ -282,20 +282,28 @@ def pdf_leaks(full: Path, pdf: Path, root: Path = ROOT) -> list[str]:
         return [f"{pdf}: no text extracted"]
     failures = [f"{pdf}: {n} solution heading(s)"
                 for n in [len(re.findall(r"Solution to Exercise", text))] if n]
-    rest_all = [_beside_solutions(json.loads(p.read_text(encoding="utf-8")))
-                for p in sorted((root / "book").glob("*.ipynb"))]
+    rest_all, solutions = [_beside_solutions(json.loads(p.read_text(encoding="utf-8")))
+                           for p in sorted((root / "book").glob("*.ipynb"))], []
     for path in sorted(full.rglob("*.html")):
         if path.relative_to(full).parts[0] in NON_PAGE_DIRS:
             continue
         page = _soup(path)
-        solutions = [_normalise(s.get_text(" ")) for s in page.select("div.solution")]
+        texts = [_normalise(s.get_text(" ")) for s in page.select("div.solution")]
         for solution in page.select("div.solution"):
             solution.extract()
         rest = _normalise(page.get_text(" "))
         rest_all.append(rest)
-        leaked = [p for s in solutions for p in _probes(s, rest) if p in text]
-        if leaked:
-            failures.append(f"{pdf.name}: solution text of {path.relative_to(full)}: {leaked[0]!r}")
+        solutions += [(path.relative_to(full), p) for s in texts for p in _probes(s, rest)]
+    # Whitespace left out on both sides: the HTML spaces out highlighted code, the PDF
+    # breaks lines. A run of words found anywhere outside the solutions (a chapter's
+    # code, the API page) is no answer.
+    squashed_rest, squashed = (re.sub(r"\s+", "", s) for s in ("\n".join(rest_all), text))
+    leaked = [(page, probe) for page, probe in solutions
+              if (p := re.sub(r"\s+", "", probe)) not in squashed_rest and p in squashed]
+    if leaked:
+        failures.append(f"{pdf.name}: {len(leaked)} solution word run(s), from "
+                        f"{len({page for page, _ in leaked})} page(s), e.g. {leaked[0][1]!r} "
+                        f"({leaked[0][0]})")
     rest_all = "\n".join(rest_all)
     for path in sorted((root / "book").glob("*.ipynb")):
         shown = solution_values(json.loads(path.read_text(encoding="utf-8")))
