@@ -7,10 +7,11 @@ shows how each was computed. A glue key is *solution-only* when it is quoted
 inside ``{solution}`` blocks and nowhere else in the chapter. With
 ``hide_solutions`` on, :func:`student_notebook`
 
-* drops, from every code cell, the statements that glue solution-only keys
-  (and keys quoted nowhere), the statements that only feed them (names used
-  nowhere else in the notebook) and the comments right above them, and the
-  glue records of those keys;
+* drops, from every code cell that glues a solution-only key, the statements
+  that glue solution-only keys (and keys quoted nowhere), the statements that
+  only feed them (names that no kept statement and no later cell reads), the
+  checks, calls and attribute assignments that use a name so dropped, the
+  comments right above them, and the glue records of those keys;
 * drops a cell left with no code (it only served the solutions);
 * raises ``ValueError`` when a solution-only value cannot be cut out that way
   (its glue call also defines a key quoted outside the solutions, its key is
@@ -254,10 +255,24 @@ def _has_code(cell: dict) -> bool:
 def student_notebook(notebook: dict, where: str = "notebook") -> tuple[dict, dict]:
     """A copy of ``notebook`` without the code that only serves its solutions.
 
-    Returns the copy and ``{"cells": number of cells dropped, "values": glue
-    values removed, "keys": sorted solution-only keys, "dropped": indices of the
-    dropped cells in ``notebook``}``. Raises ``ValueError`` when a
-    solution-only value cannot be cut out (see the module's docstring).
+    Parameters
+    ----------
+    notebook : dict
+        A notebook as ``json.load`` reads it (not changed).
+    where : str
+        The notebook's name, for error messages.
+
+    Returns
+    -------
+    tuple of (dict, dict)
+        The copy and ``{"cells": number of cells dropped, "values": glue
+        values removed, "keys": sorted solution-only keys, "dropped": indices
+        of the dropped cells in ``notebook``}``.
+
+    Raises
+    ------
+    ValueError
+        When a solution-only value cannot be cut out (see the module's docstring).
     """
     notebook = json.loads(json.dumps(notebook))
     cells = notebook.get("cells", [])
