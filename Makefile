@@ -5,6 +5,8 @@
 #               book in a real browser, the student edition)
 #   make student  the student edition (no solutions) in _build/student/_build/html
 #   make pdf      the whole book as one PDF: _build/latex/ranking-matters.pdf
+#   make student-pdf  the student edition as one PDF:
+#                 _build/student/_build/latex/ranking-matters.pdf
 
 PYTHON ?= python3
 VENV   := .venv
@@ -13,7 +15,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book
 JBFLAGS := -W -n --keep-going
 
-.PHONY: book test setup clean distclean chromium student pdf tex data trec_eval
+.PHONY: book test setup clean distclean chromium student student-pdf pdf tex data trec_eval
 
 # The pins in requirements.txt need Python 3.11 or newer (numpy 2.4, pandas 3.1).
 PY_CHECK := import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
@@ -74,6 +76,18 @@ book: $(STAMP)
 student: $(STAMP)
 	$(BIN)/python tools/student_edition.py
 
+# The student PDF: the student edition's configuration and contents, printed;
+# checked as the full PDF is, then for solutions (their text, titles and the
+# values only they quote), against the two HTML editions (built when missing).
+STUDENT := _build/student/_build
+student-pdf: $(STAMP) tex
+	@test -f _build/html/search.html || $(JB) build . $(JBFLAGS)
+	@test -f $(STUDENT)/html/search.html || $(BIN)/python tools/student_edition.py
+	$(BIN)/python tools/student_edition.py --pdf
+	$(BIN)/python tools/check_pdf.py $(STUDENT)/latex --toc _build/student/_toc.yml --student
+	$(BIN)/python tools/check_student.py _build/html $(STUDENT)/html --pdf $(STUDENT)/latex/ranking-matters.pdf
+	@echo "Student PDF built: $(CURDIR)/$(STUDENT)/latex/ranking-matters.pdf"
+
 # MovieLens 100K, fetched once from PyPI (the RecBole 1.2.1 wheel, no
 # dependencies) into ~/.cache/metrics_lib (or $$METRICS_LIB_DATA) and checked.
 data: $(STAMP)
@@ -106,10 +120,12 @@ test: $(STAMP) data | $(CHROMIUM)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 	$(BIN)/python tools/check_book.py _build/html
 	$(BIN)/python tools/student_edition.py
-	$(BIN)/python tools/check_student.py _build/html _build/student/_build/html
+	$(BIN)/python tools/check_student.py _build/html $(STUDENT)/html
 	$(BIN)/python tools/check_downloads.py _build/html _build/student/_build/html
 	$(BIN)/python tools/check_standalone.py
 	$(MAKE) pdf
+	$(BIN)/python tools/check_exercise_numbers.py _build/html _build/latex
+	$(MAKE) student-pdf
 
 clean:
 	rm -rf _build

@@ -8,7 +8,14 @@ Two adjustments that only the LaTeX builder sees:
 - sphinx-exercise labels an exercise ``exercise:<label>`` in LaTeX, while a
   ``{ref}`` to it (the teaching page links every exercise) asks for
   ``<docname>:<label>``: the second label is added next to the first, so that
-  no reference is left undefined.
+  no reference is left undefined;
+- exercises are numbered as in the HTML, by chapter ("Exercise 4.1"):
+  sphinx-jupyterbook-latex sets ``numfig_secnum_depth`` to 2 for a book in
+  parts (LaTeX's own figure and equation counters then still reset by
+  chapter), and sphinx-exercise numbers its titles and references from
+  Sphinx's section-based numbers, which made "Exercise 4.11.1" in the PDF;
+  a ``{numref}`` with its own text (``%s``) becomes LaTeX's ``\\ref``, which
+  would show the section's number: the exercise's number is written instead.
 """
 
 from __future__ import annotations
@@ -82,11 +89,42 @@ def add_exercise_labels(app, exception):
             return match.group(0) + target
 
         new = re.sub(r"\\label\{exercise:([^}]+)\}", alias, text)
+        new = re.sub(r"\\ref\{\\detokenize\{([^:}]+):([^}]+)\}\}",
+                     lambda m: _exercise_number(app.env, m) or m.group(0), new)
         if new != text:
             tex.write_text(new, encoding="utf-8")
 
 
+def _exercise_number(env, match) -> str | None:
+    """The number of the exercise a LaTeX ``\\ref`` names, as its title shows it.
+
+    A ``{numref}`%s <label>``` to an exercise becomes ``\\ref{label}``, which
+    LaTeX would fill with the number of the section around the exercise.
+    """
+    numbers = env.toc_fignumbers.get(match.group(1), {}).get("exercise", {})
+    number = numbers.get(match.group(2))
+    return ".".join(map(str, number)) if number else None
+
+
+def number_exercises_by_chapter(app, env):
+    """Exercise numbers (chapter, n) in LaTeX builds, as the HTML's ``numfig_secnum_depth: 1``."""
+    if app.builder.format != "latex":
+        return []
+    for fignumbers in env.toc_fignumbers.values():
+        numbers = fignumbers.get("exercise")
+        if not numbers:
+            continue
+        by_chapter = {}
+        for label, number in sorted(numbers.items(), key=lambda item: item[1]):
+            chapter = number[:1]
+            by_chapter[chapter] = by_chapter.get(chapter, 0) + 1
+            numbers[label] = (*chapter, by_chapter[chapter])
+    return []
+
+
 def setup(app):
+    # after Sphinx's toctree collector numbers the figures (env-get-updated, priority 500)
+    app.connect("env-get-updated", number_exercises_by_chapter, priority=900)
     app.connect("doctree-resolved", move_solutions)
     app.connect("build-finished", add_exercise_labels)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

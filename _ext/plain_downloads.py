@@ -16,7 +16,7 @@ that its Markdown cells are plain Jupyter Markdown:
 - admonitions become block quotes with a bold title, exercises a bold
   "Exercise 4.3" paragraph, solutions a folded ``<details>`` block (dropped
   entirely in the student edition, where ``hide_solutions`` is on, together
-  with the code cells that only compute their numbers);
+  with the code that only computes their numbers: ``student_cells.student_notebook``);
 - labelled equations become ``$$ ... \\tag{4.2} $$``.
 
 ``tools/check_downloads.py`` checks the result: no MyST syntax left.
@@ -115,6 +115,9 @@ class Renderer:
         if name == "eq":
             return f"({self.numbers.get(target, target)})"
         if name in ("numref", "ref"):
+            number = self.numbers.get(target)
+            if explicit and name == "numref" and number and "%s" in text:
+                return text.replace("%s", re.sub(r"^\D+", "", number))  # "Exercise 4.1" -> 4.1
             if explicit:
                 return text
             return self.numbers.get(target, self.titles.get(target, target))
@@ -173,6 +176,8 @@ class Renderer:
         return out
 
     def _directive(self, name, arg, options, body) -> list[str]:
+        if name == "solution" and self.hide_solutions:
+            return []  # before rendering: its glued values are gone from the student edition
         inner = self._blocks(body)
         if name == "math":
             label = options.get("label")
@@ -184,8 +189,6 @@ class Renderer:
             title = f" ({self.inline(arg)})" if arg else ""
             return ["", f"**{number}**{title}", "", *inner, ""]
         if name == "solution":
-            if self.hide_solutions:
-                return []
             number = self.numbers.get(arg, arg)
             return ["", f"<details><summary>Solution to {number}</summary>", "", *inner, "",
                     "</details>", ""]
@@ -287,18 +290,35 @@ def rewrite_downloads(app, exception):
     bibfiles = [srcdir / f for f in (app.config.bibtex_bibfiles or [])]
     citations = _citations(bibfiles)
     hide = bool(getattr(app.config, "hide_solutions", False))
+    removed = {}
     for source in sorted((outdir / "_sources").rglob("*.ipynb")):
         doc = source.relative_to(outdir / "_sources").with_suffix("").as_posix()
         notebook = json.loads(source.read_text(encoding="utf-8"))
-        drop = set()
         if hide:
-            from student_cells import solution_only_cells
+            from student_cells import student_notebook
 
-            drop = solution_only_cells(notebook.get("cells", []))
+            notebook = student_notebook(notebook, doc)[0]
+            # counted on the book's own notebook: an incremental build finds this copy done
+            original = json.loads((srcdir / f"{doc}.ipynb").read_text(encoding="utf-8"))
+            counts = student_notebook(original, doc)[1]
+            removed[doc] = {"solutions": _count_solutions(original), "cells": counts["cells"],
+                            "values": counts["values"], "keys": counts["keys"]}
         numbers = html_numbers(outdir / (doc + ".html"))
         plain = render_notebook(notebook, numbers=numbers, titles=titles, citations=citations,
-                                hide_solutions=hide, drop_cells=drop)
+                                hide_solutions=hide)
         source.write_text(json.dumps(plain, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if hide:  # read by tools/student_edition.py for its summary; not part of the site
+        report = Path(app.doctreedir) / "student_removed.json"
+        report.write_text(json.dumps(removed, indent=1) + "\n", encoding="utf-8")
+
+
+def _count_solutions(notebook: dict) -> int:
+    """How many ``{solution}`` blocks the Markdown cells of ``notebook`` hold."""
+    from student_cells import SOLUTION_BLOCK
+
+    return sum(len(SOLUTION_BLOCK.findall("".join(cell["source"]) if isinstance(
+        cell["source"], list) else cell["source"])) for cell in notebook.get("cells", [])
+        if cell.get("cell_type") == "markdown")
 
 
 def setup(app):

@@ -23,6 +23,7 @@ MYST = [
     (re.compile(r"^\s*:(?:label|class|name|width|align):", re.M), "a directive option"),
     (re.compile(r"^\s*\([\w:.-]+\)=\s*$", re.M), "a MyST target"),
     (re.compile(r"\$\$\s*\([\w:.-]+\)"), "a labelled $$ equation"),
+    (re.compile(r"%s"), "a {numref} number placeholder"),
 ]
 
 

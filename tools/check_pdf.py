@@ -14,10 +14,17 @@ Fails (exit 1, with a list) unless:
   as ``\\frac`` or ``$$`` is left in the text;
 * every chapter with exercises ends with its "Solutions" section (the solutions
   are not in the text of the chapter).
+
+    python tools/check_pdf.py _build/student/_build/latex --toc _build/student/_toc.yml --student
+
+checks the student PDF (``make student-pdf``): its own table of contents, and
+exercises with no Solutions section and no "Solution to" title at all
+(``tools/check_student.py --pdf`` looks for the solutions' text and values).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -61,7 +68,7 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def check(latex_dir: Path) -> list[str]:
+def check(latex_dir: Path, toc_file: Path = ROOT / "_toc.yml", student: bool = False) -> list[str]:
     problems = []
     pdfs = sorted(latex_dir.glob("*.pdf"))
     if not pdfs:
@@ -77,7 +84,7 @@ def check(latex_dir: Path) -> list[str]:
         problems.append("LaTeX: there were undefined references or citations")
     text = _squash(subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"],
                                   capture_output=True, text=True, check=True).stdout)
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    toc = yaml.safe_load(toc_file.read_text(encoding="utf-8"))
     pages = _pages(toc)
     for page in pages[1:]:  # the root page is the title page's book, not a chapter
         title = _squash(_title(page))
@@ -109,7 +116,13 @@ def check(latex_dir: Path) -> list[str]:
     chapters = re.split(r"\\chapter\{", tex)[1:]
     with_exercises = [c for c in chapters if "exercise:" in c]
     ending = [c for c in with_exercises if "\\section{Solutions}" in c]
-    if len(ending) != len(with_exercises):
+    if student:  # the student edition: exercises, and no solution anywhere
+        if not with_exercises:
+            problems.append("no exercise in the student PDF")
+        if ending or "Solution to" in text:
+            problems.append(f"the student PDF has {len(ending)} Solutions section(s) and "
+                            f"{text.count('Solution to')} solution title(s)")
+    elif len(ending) != len(with_exercises):
         problems.append(f"{len(with_exercises) - len(ending)} chapter(s) with exercises have no "
                         "Solutions section at their end")
     print(f"check_pdf: {pdf.name}: {len(text):,} characters of text, {len(pages) - 1} "
@@ -119,8 +132,14 @@ def check(latex_dir: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    latex_dir = Path(argv[0]) if argv else ROOT / "_build" / "latex"
-    problems = check(latex_dir)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("latex_dir", nargs="?", type=Path, default=ROOT / "_build" / "latex")
+    parser.add_argument("--toc", type=Path, default=ROOT / "_toc.yml",
+                        help="the table of contents the PDF was built with")
+    parser.add_argument("--student", action="store_true",
+                        help="the student edition: no Solutions section, no solution")
+    args = parser.parse_args(argv)
+    problems = check(args.latex_dir, args.toc, args.student)
     for problem in problems:
         print("check_pdf:", problem)
     print("check_pdf:", "FAIL" if problems else "PASS")
