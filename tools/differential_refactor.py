@@ -301,8 +301,12 @@ def _backends(available, recs, truth, case):
         if tables:
             yield "arrow", tables[0], tables[1]
     if "dask" in available and case % 8 == 0:
+        import dask
         import dask.dataframe as dd
 
+        # one partition after the other: with threads, which partition's error
+        # comes first (the user an empty="raise" message names) is a race
+        dask.config.set(scheduler="synchronous")
         yield "dask", dd.from_pandas(recs, npartitions=2), dd.from_pandas(truth, npartitions=2)
 
 
@@ -367,10 +371,10 @@ PER_USERS = ("mean_reciprocal_rank", "mean_average_precision",
              "geometric_mean_average_precision")
 
 
-def _one_list(rng):
+def _one_list(rng, tables=None):
     import pandas as pd
 
-    recs, truth = random_tables(rng)
+    recs, truth = tables if tables is not None else random_tables(rng)
     if not len(recs):
         return [], {}, None
     user = recs["user"].iloc[int(rng.integers(len(recs)))]
@@ -397,11 +401,14 @@ def per_list_cases(record, rng, plan, n):
 
     import metrics_lib as ml
 
+    tables = None
     for case in range(n):
         name = PER_LIST[case % len(PER_LIST)]
         function = getattr(ml, name)
         parameters = inspect.signature(function).parameters
-        recommended, relevant, scores = _one_list(rng)
+        if case % 4 == 0:  # four lists from one pair of tables (building them is slow)
+            tables = random_tables(rng)
+        recommended, relevant, scores = _one_list(rng, tables)
         options = _options(rng, PER_LIST_POOLS, parameters, most=3)
         if scores is not None and "scores" in parameters:
             options["scores"] = scores
@@ -411,7 +418,8 @@ def per_list_cases(record, rng, plan, n):
     for case in range(n // 4):
         name = PER_USERS[case % len(PER_USERS)]
         function = getattr(ml, name)
-        lists = [_one_list(rng) for _ in range(int(rng.integers(0, 5)))]
+        tables = random_tables(rng)
+        lists = [_one_list(rng, tables) for _ in range(int(rng.integers(0, 5)))]
         options = _options(rng, PER_LIST_POOLS, inspect.signature(function).parameters, 2)
         record(f"{name}#{case} {options}", function, [r for r, _, _ in lists],
                [g for _, g, _ in lists], **options)
@@ -674,9 +682,10 @@ def worker(tree, plan_path, cases, seed, out_path):
             ("online and data", lambda: online_cases(record, rng, max(1, cases // 8))),
             ("command line", lambda: cli_cases(record, rng, plan, max(1, cases // 4), folder)),
         ):
-            start, before = time.perf_counter(), len(record.outcomes)
+            start, cpu, before = time.perf_counter(), time.process_time(), len(record.outcomes)
             run()
-            timings[part] = (len(record.outcomes) - before, time.perf_counter() - start)
+            timings[part] = (len(record.outcomes) - before, time.perf_counter() - start,
+                             time.process_time() - cpu)
     with open(out_path, "wb") as f:
         pickle.dump({"outcomes": record.outcomes, "available": available,
                      "timings": timings, "file": str(where)}, f)
@@ -709,7 +718,8 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         plan = Path(folder, "plan.json")
-        if _spawn(args.old_tree, args.old_tree, "--worker", "--make-plan", "--plan", str(plan)).wait():
+        if _spawn(args.old_tree, args.old_tree, "--worker", "--make-plan",
+                  "--plan", str(plan)).wait():
             return 2
         outs = [Path(folder, "old.pkl"), Path(folder, "new.pkl")]
         workers = [_spawn(tree, tree, "--worker", "--plan", str(plan), "--cases",
@@ -726,8 +736,9 @@ def report(old, new, seconds) -> int:
     missing = [b for b in OPTIONAL_BACKENDS if b not in old["available"]]
     print(f"backends: pandas, {', '.join(old['available'])}"
           + (f" (not installed, skipped: {', '.join(missing)})" if missing else ""))
-    for part, (count, took) in old["timings"].items():
-        print(f"  {part:34s} {count:7d} calls  {took:6.1f} s (old tree)")
+    print("calls and seconds (wall, CPU) in the old tree's worker:")
+    for part, (count, took, cpu) in old["timings"].items():
+        print(f"  {part:34s} {count:7d} calls  {took:6.1f} s  {cpu:6.1f} s CPU")
     a, b = old["outcomes"], new["outcomes"]
     differences = [(x, y) for x, y in zip(a, b) if x != y]
     if len(a) != len(b):
