@@ -116,7 +116,7 @@ from .online import (
     paired_t_test,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     # one ranked list
