@@ -87,3 +87,12 @@ def test_report_counts_differences(capsys):
     assert tool.report(same, same, 0.0) == 0
     assert tool.report(same, other, 0.0) == 1
     assert "1 different" in capsys.readouterr().out
+
+
+def test_the_first_difference_is_located():
+    a = pd.DataFrame({"ndcg@10": [0.1, 0.2, np.nan]})
+    b = a.assign(**{"ndcg@10": [0.1, 0.2 * (1 + 2**-52), np.nan]})
+    where, old, new = tool._first_difference(tool.canon(a), tool.canon(b))
+    assert where.endswith("nd[1]") and old != new
+    c = a.assign(**{"ndcg@10": [0.1, 0.2, 0.0]})  # NaN became 0
+    assert tool._first_difference(tool.canon(a), tool.canon(c))[0].endswith("nd[2]")

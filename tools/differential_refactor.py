@@ -750,6 +750,23 @@ def main(argv=None) -> int:
     return report(old, new, time.perf_counter() - start)
 
 
+def _first_difference(a, b, path="outcome"):
+    """(path, old leaf, new leaf) of the first place two canonical forms differ."""
+    if isinstance(a, tuple) and a and a[0] == "float" and b and b[0] == "float":
+        return path, repr(struct.unpack("<d", a[1])[0]), repr(struct.unpack("<d", b[1])[0])
+    if isinstance(a, tuple) and a and a[0] == "nd" and b[0] == "nd" and a[1:3] == b[1:3]:
+        x, y = (np.frombuffer(v[3], dtype=v[1]) for v in (a, b))
+        bytes_x, bytes_y = (v.view(np.uint8).reshape(v.size, -1) for v in (x, y))
+        i = int(np.flatnonzero((bytes_x != bytes_y).any(axis=1))[0])  # bitwise, NaN too
+        return f"{path}[{i}]", repr(x[i]), repr(y[i])
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                label = x[0] if isinstance(x, tuple) and x and isinstance(x[0], str) else i
+                return _first_difference(x, y, f"{path}/{label}")
+    return path, a, b
+
+
 def report(old, new, seconds) -> int:
     print(f"old: {old['file']}\nnew: {new['file']}")
     missing = [b for b in OPTIONAL_BACKENDS if b not in old["available"]]
@@ -766,8 +783,16 @@ def report(old, new, seconds) -> int:
     warned = sum(1 for x in a if x[2])
     print(f"{len(a)} outcomes compared ({errors} errors, {warned} with warnings), "
           f"{len(differences)} different, {seconds:.0f} s in all")
+    by_part = {}
+    for x, _ in differences:
+        part = re.split(r"[# ]", x[0], maxsplit=1)[0]
+        by_part[part] = by_part.get(part, 0) + 1
+    if by_part:
+        print("different, by function: " + ", ".join(f"{k} {v}" for k, v in by_part.items()))
     for x, y in differences[:5]:
-        print(f"- {x[0][:300]}\n    old: {str(x[1:])[:400]}\n    new: {str(y[1:])[:400]}")
+        where, old_leaf, new_leaf = _first_difference(x[1:], y[1:])
+        print(f"- {x[0][:300]}\n    at {where}\n    old: {str(old_leaf)[:300]}"
+              f"\n    new: {str(new_leaf)[:300]}")
     return 0 if not differences and len(a) == len(b) else 1
 
 
