@@ -14,7 +14,7 @@ from .classification import (
     recall,
     roc_auc,
 )
-from .counterfactual import (
+from .online import (
     OffPolicyEstimate,
     doubly_robust_estimate,
     ips_estimate,
@@ -53,7 +53,7 @@ from .online import (
     sample_size_per_group,
     two_proportion_test,
 )
-from .experiments import (
+from .online import (
     CupedTest,
     GroupSequentialBoundaries,
     RatioEstimate,
@@ -66,7 +66,7 @@ from .experiments import (
     sequential_bias_adjusted_estimate,
     sequential_estimate_bias,
 )
-from .interleaving import (
+from .online import (
     InterleavingCredit,
     InterleavingTest,
     TeamDraftBatch,
@@ -107,7 +107,7 @@ from .beyond import (
     personalization,
     serendipity,
 )
-from .significance import (
+from .online import (
     BootstrapInterval,
     PairedTTest,
     PermutationTest,
