@@ -5,14 +5,15 @@ already loaded and typeset:
 
 * shape: every ``<img>`` in the article is drawn within 2 % of its own aspect ratio
   (naturalWidth / naturalHeight against the rendered box);
-* legible figures: the text of every notebook figure is drawn at no less than 0.6 of the
-  body text. The figure's text size at its natural size is matplotlib's ``font.size``
+* legible figures: on a phone (390 px) the text of every notebook figure is drawn at no
+  less than 0.6 of the body text. The figure's text size at its natural size is matplotlib's ``font.size``
   (the notebooks keep the default; tick and axis labels use it) at the PNG's own dpi
   (read from the file), so the size on screen is
   ``font.size / 72 * dpi * rendered width / naturalWidth`` CSS px;
 * dark mode keeps figures as drawn: no invert filter, fully opaque (check_book.py checks
   that each figure has its own opaque light background);
-* nothing clipped: every display equation fits its box or scrolls; every element that
+* nothing clipped: every display equation fits its box (at 1024 px and wider) or, on a
+  phone, scrolls; every element that
   scrolls sideways because its content is wider (equations, tables, code, figures) carries
   the visible cue (class ``rm-scroll-cue`` and a fading mask at the hidden side, from
   ``_static/ranking-matters.js`` and ``_static/ranking-matters.css``); every table and
@@ -30,23 +31,26 @@ import matplotlib
 from PIL import Image
 
 WIDTHS = (390, 1024, 1366, 1920)
+FIT_WIDTHS = (1024, 1366, 1920)  # every display equation fits, no scrolling
 HEIGHTS = {390: 844}
 MODES = ("light", "dark")
 ASPECT_TOLERANCE = 0.02
 LEGIBLE_SHARE = 0.6  # figure text / body text, at the least
+LEGIBLE_WIDTHS = (390,)  # on a phone; wider screens show the whole figure, text may be smaller
 FIGURE_FONT_PT = float(matplotlib.rcParams["font.size"])
 
 LAYOUT_SCRIPT = """
-async (mode) => {
+async ([mode, resized, wait_ms]) => {
   const html = document.documentElement;
   html.dataset.theme = mode; html.dataset.mode = mode;
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const sleep = ms => new Promise(r => setTimeout(r, ms));
   // the sidebars slide in or out (0.25 s): wait until the column keeps its width
   const column = () => (document.querySelector('.bd-article') || html).clientWidth;
-  for (let last = -1, i = 0; column() !== last && i < 20; i++) { last = column(); await sleep(60); }
+  if (resized)
+    for (let last = -1, i = 0; column() !== last && i < 20; i++) { last = column(); await sleep(60); }
   await frame();
-  const deadline = Date.now() + 10000;
+  const deadline = Date.now() + wait_ms;
   while (html.dataset.rmScrollCues !== 'ready' && Date.now() < deadline)
     await new Promise(r => setTimeout(r, 50));
   await frame();
@@ -145,7 +149,7 @@ def _image_problems(html_dir, base, out, where):
             yield f"image {name} altered by the theme (filter {image['filter']}, opacity {image['opacity']}) {where}"
         if image["off_screen"]:
             yield f"figure {name} reaches past the edge of the screen {where}"
-        if not image["figure"]:
+        if not image["figure"] or out["width"] not in LEGIBLE_WIDTHS:
             continue
         text_px = _figure_text_px(html_dir, base, image)
         need = LEGIBLE_SHARE * out["body_px"]
@@ -162,7 +166,9 @@ def _box_problems(out, where):
     for eq in out["equations"]:
         if eq["clipped"]:
             yield f"equation {eq['label']} clipped by its box {where}"
-        if eq["over"] > 1 and not (eq["scrolls"] and eq["cued"]):
+        if eq["over"] > 1 and out["width"] in FIT_WIDTHS:
+            yield f"equation {eq['label']} is {eq['over']} px wider than its box {where}"
+        elif eq["over"] > 1 and not (eq["scrolls"] and eq["cued"]):
             yield f"equation {eq['label']} is {eq['over']} px too wide and does not scroll with a cue {where}"
     for text in out["uncued"]:
         yield f"scrolls sideways without a cue: {text} {where}"
@@ -177,10 +183,13 @@ def _box_problems(out, where):
 def check_layout(page, html_dir: Path, base: str, fail, stats) -> None:
     """Run LAYOUT_SCRIPT at every width and mode; report through fail(message)."""
     backgrounds = {}
+    wait_ms = 10_000  # for _static/ranking-matters.js; not again if it never came
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": HEIGHTS.get(width, 1000)})
         for mode in MODES:
-            out = page.evaluate(LAYOUT_SCRIPT, mode)
+            out = page.evaluate(LAYOUT_SCRIPT, [mode, mode == MODES[0], wait_ms])
+            wait_ms = wait_ms if out["cues_ready"] else 0
+            out["width"] = width
             where = f"at {width} px ({mode})"
             backgrounds[mode] = out["theme"]
             stats["layouts"] += 1
