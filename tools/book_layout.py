@@ -4,7 +4,8 @@ At 390 (a phone), 1024, 1366 and 1920 px, in the light and the dark theme, with 
 already loaded and typeset:
 
 * shape: every ``<img>`` in the article is drawn within 2 % of its own aspect ratio
-  (naturalWidth / naturalHeight against the rendered box);
+  (naturalWidth / naturalHeight against the rendered box), and at 1024 px and wider
+  every figure is shown whole (it does not scroll);
 * legible figures: on a phone (390 px) the text of every notebook figure is drawn at no
   less than 0.6 of the body text. The figure's text size at its natural size is matplotlib's ``font.size``
   (the notebooks keep the default; tick and axis labels use it) at the PNG's own dpi
@@ -88,7 +89,8 @@ async ([mode, resized, wait_ms]) => {
     out.images.push({src: img.getAttribute('src'), nw: img.naturalWidth, nh: img.naturalHeight,
       w: r.width - edge('Left') - edge('Right'), h: r.height - edge('Top') - edge('Bottom'), figure: !!img.closest('.cell_output figure'),
       filter: s.filter, opacity: parseFloat(s.opacity),
-      off_screen: box.left < -1 || box.right > innerWidth + 1});
+      off_screen: box.left < -1 || box.right > innerWidth + 1,
+      cut: !!scroller(img) && scroller(img).scrollWidth > scroller(img).clientWidth + 1});
   }
   for (const m of art.querySelectorAll('mjx-container[display="true"]')) {
     const box = m.closest('.math') || m.parentElement;
@@ -149,6 +151,8 @@ def _image_problems(html_dir, base, out, where):
             yield f"image {name} altered by the theme (filter {image['filter']}, opacity {image['opacity']}) {where}"
         if image["off_screen"]:
             yield f"figure {name} reaches past the edge of the screen {where}"
+        if image["cut"] and out["width"] in FIT_WIDTHS:
+            yield f"figure {name} does not fit the column (it scrolls) {where}"
         if not image["figure"] or out["width"] not in LEGIBLE_WIDTHS:
             continue
         text_px = _figure_text_px(html_dir, base, image)
