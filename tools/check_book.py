@@ -379,10 +379,13 @@ def main(argv=None) -> int:
                     and "ERR_ABORTED" not in (r.failure or "") and fail(
                         current["page"], f"request failed: {r.url} ({r.failure})"))
 
-            for path in pages:
+            for number, path in enumerate(pages, 1):
                 rel = path.relative_to(html_dir).as_posix()
                 current["page"] = rel
                 stats["pages"] += 1
+                if number % 5 == 1:  # a line now and then: the whole run takes a minute or two
+                    print(f"check_book: page {number}/{len(pages)} ({rel}), "
+                          f"{time.monotonic() - started:.0f} s", flush=True)
                 if not path.is_file():
                     fail(rel, "listed in searchindex.js but not built")
                     continue
