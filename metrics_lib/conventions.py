@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ._validation import did_you_mean, show
+from .ranking import registry
 
 __all__ = ["PEERS", "describe_convention", "convention_metrics", "convention_table"]
 
@@ -60,11 +61,8 @@ _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
             "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
             "no_hit": "zero", "candidates": "all", "score_threshold": None}
 
-# Our metric kind -> the name evaluate() accepts.
-_EVALUATE_NAME = {"precision": "precision", "recall": "recall", "f1": "f1",
-                  "hit": "hit", "rr": "mrr", "ap": "map", "ndcg": "ndcg",
-                  "dcg": "dcg", "rprec": "rprec", "num_ret": "num_ret",
-                  "num_rel": "num_rel", "num_rel_ret": "num_rel_ret"}
+# Our metric kind -> the name evaluate() accepts (the registry's first alias).
+_EVALUATE_NAME = {metric.name: metric.display_name for metric in registry.metrics()}
 
 _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "empty": "zero", "relevance_level": 1, "gain": "linear",
@@ -460,9 +458,8 @@ def _find(preset: _Preset, name: str):
     for entry in preset.metrics:  # the peer's own vocabulary first
         if base in (n.lower() for n in entry.names):
             return entry, k, implied
-    from .evaluate import parse_metric  # late import: evaluate imports this module
     try:
-        kind, k2 = parse_metric(base if k is None else f"{base}@{k}")
+        kind, k2 = registry.parse_metric(base if k is None else f"{base}@{k}")
     except ValueError:
         kind, k2 = None, None
     for entry in preset.metrics:  # then ours: the peer's first metric of that kind
@@ -775,11 +772,13 @@ def _same(a, b) -> bool:
         return False
 
 
-# Keywords that matter only for some metric kinds (the table leaves the others out).
-_RELEVANT = {"gain": ("ndcg", "dcg"), "ideal": ("ndcg",), "log_base": ("ndcg", "dcg"),
-             "min_grade": ("ndcg", "dcg"), "denominator": ("ap",),
-             "precision_denominator": ("precision",), "recall_denominator": ("recall",),
-             "empty": ("precision", "recall", "f1", "hit", "rr", "ap", "ndcg", "rprec")}
+# Keywords that matter only for some metric kinds (the table leaves the others
+# out): those a metric declares in the registry (Metric.keywords).
+_RELEVANT = {}
+for _metric in registry.metrics():
+    for _key in _metric.keywords:
+        _RELEVANT[_key] = _RELEVANT.get(_key, ()) + (_metric.name,)
+del _metric, _key
 
 
 def convention_table():
@@ -860,17 +859,10 @@ def convention_table():
 
 # -- the per-list functions ---------------------------------------------------------
 
-# per-list function -> (metric kind, {evaluate keyword: the function's keyword})
-_PER_LIST = {
-    "precision_at_k": ("precision", {"precision_denominator": "denominator"}),
-    "recall_at_k": ("recall", {"recall_denominator": "denominator"}),
-    "f1_at_k": ("f1", {}),
-    "hit_at_k": ("hit", {}),
-    "reciprocal_rank": ("rr", {}),
-    "average_precision": ("ap", {"denominator": "denominator"}),
-    "dcg_at_k": ("dcg", {}),
-    "ndcg_at_k": ("ndcg", {}),
-}
+# per-list function -> (metric kind, {evaluate keyword: the function's keyword}),
+# as each metric declares them in the registry
+_PER_LIST = {metric.per_list.__name__: (metric.name, metric.per_list_keywords)
+             for metric in registry.metrics() if metric.per_list is not None}
 _CONVENTION_DOC = """    convention : str or None, default=None
         Compute the metric as another library does (``"trec_eval"``,
         ``"ranx"``, ``"sklearn"``, ...; see :func:`describe_convention`):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-import re
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -25,7 +25,7 @@ from ._passes import min_max, neighbours_where
 from ._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
                            refuse_unknown_options, refuse_unsupported,
                            reorder_hits, tie_starts)
-from ._trec_kernels import NEVER_EMPTY, TREC_KINDS, TrecTable
+from ._trec_kernels import TrecTable
 from ._validation import (
     check_choice,
     check_empty,
@@ -42,13 +42,14 @@ from ._validation import (
     check_same_id_kind,
     common_ints as _common_ints,
     check_value_column,
-    did_you_mean,
     _as_python_id as _plain,
     show,
 )
-from .ranking import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEAL_K_MAX, IDEALS,
+from .ranking import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEALS,
                       PRECISION_DENOMINATORS,
                       RECALL_DENOMINATORS, _check_log_base, gain_grades)
+from .ranking import registry
+from .ranking.registry import parse_metric
 
 __all__ = ["evaluate", "parse_metric", "TIES", "MISSING_POLICIES"]
 
@@ -59,170 +60,6 @@ TIES = ("item_desc", "item_asc", "numeric_desc", "numeric_asc", "input")
 ALL_TIES = TIES + TIE_MODES
 UNJUDGED_POLICIES = ("skip", "empty")
 NO_HIT_POLICIES = ("zero", "nan")
-
-# metric kind -> accepted spellings (lower case). trec_eval names are accepted
-# too, so that a trec_eval command line translates word for word.
-_ALIASES = {
-    "precision": ("precision", "p", "prec"),
-    "recall": ("recall", "r"),
-    "f1": ("f1", "f"),
-    "hit": ("hit", "hr", "hit_rate", "hitrate", "success"),
-    "rr": ("mrr", "rr", "recip_rank", "reciprocal_rank"),
-    "ap": ("map", "ap", "average_precision"),
-    "ndcg": ("ndcg",),
-    "dcg": ("dcg",),
-    # trec_eval's other standard measures (metrics_lib/_trec_kernels.py)
-    "rprec": ("rprec", "r_precision", "r-precision"),
-    "bpref": ("bpref",),
-    "iprec_at_recall": ("iprec_at_recall",),
-    "num_ret": ("num_ret",),
-    "num_rel": ("num_rel",),
-    "num_rel_ret": ("num_rel_ret",),
-}
-# Names refused on purpose, with the reason.
-_REFUSED = {
-    "hits": ("'hits' is ambiguous: ranx's hits@k (ranx/metrics/hits.py, hits()) "
-             "counts the relevant items in the top k, while this library's hit@k is "
-             "1 if any of them is relevant and 0 otherwise. Use 'hit@k' for the "
-             "0/1 hit rate, or 'num_rel_ret@k' for ranx's count"),
-}
-_KIND = {alias: kind for kind, aliases in _ALIASES.items() for alias in aliases}
-_NAME = re.compile(r"^(?P<name>[a-z0-9_-]+?)(?:(?:@|_cut_|_)(?P<k>[0-9]+))?$")
-# iprec_at_recall_0.50 (trec_eval's spelling) or iprec_at_recall@0.5: the
-# parameter is a recall level in [0, 1], not a cut-off.
-_IPREC = re.compile(r"^iprec_at_recall(?:_|@)(?P<level>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$")
-# Kinds whose name takes no cut-off (a whole-list measure or a count).
-# (num_rel_ret@k counts the relevant items in the top k, ranx's hits@k;
-# rprec@k cuts the list at k first, Recommenders' r_precision_at_k.)
-_NO_CUTOFF = ("bpref", "num_ret", "num_rel")
-
-
-def parse_metric(name: str) -> tuple[str, int | float | None]:
-    """Split a metric name such as ``"ndcg@10"`` into ``("ndcg", 10)``.
-
-    Parameters
-    ----------
-    name : str
-        ``<metric>`` or ``<metric>@<k>``. Metrics: ``precision`` (``p``),
-        ``recall``, ``f1``, ``hit`` (``success``, ``hr``), ``mrr`` (``rr``,
-        ``recip_rank``), ``map`` (``ap``), ``ndcg``, ``dcg``. The trec_eval
-        spellings ``P_10``, ``recall_10``, ``success_10``, ``map_cut_10`` and
-        ``ndcg_cut_10`` are accepted as well. Case is ignored.
-        trec_eval's other standard measures, which take no cut-off:
-        ``rprec`` (``r_precision``, ``r-precision``), ``bpref``, ``num_ret``,
-        ``num_rel``, ``num_rel_ret``; and ``iprec_at_recall_<level>``
-        (``iprec_at_recall_0.50``, also ``iprec_at_recall@0.5``), whose
-        parameter is a recall level in ``[0, 1]``. Two of them also take a
-        cut-off: ``num_rel_ret@k``, the number of relevant items in the top
-        k (ranx's ``hits@k``), and ``rprec@k``, R-precision of the list cut
-        at k (Microsoft Recommenders ``r_precision_at_k``).
-
-    Returns
-    -------
-    kind : str
-        One of ``precision, recall, f1, hit, rr, ap, ndcg, dcg, rprec,
-        bpref, iprec_at_recall, num_ret, num_rel, num_rel_ret``.
-    k : int, float or None
-        The cut-off, or ``None`` for the whole list; for
-        ``iprec_at_recall`` the recall level (a float).
-
-    Notes
-    -----
-    ``"hits@k"`` is refused: ranx's ``hits@k`` (ranx at commit 060cc66,
-    ``ranx/metrics/hits.py``, ``hits()``) counts the relevant items in the
-    top k, while this library's ``"hit@k"`` is 1 if there is one and 0
-    otherwise; accepting the plural would give a number of the other meaning.
-    ranx's count is ``"num_rel_ret@k"`` here (trec_eval's ``num_rel_ret``
-    cut at k; per list, :func:`hit_count_at_k`).
-
-    ``"map@k"`` is average precision cut at ``k`` (trec_eval ``map_cut_k``);
-    its denominator is chosen by ``evaluate(..., denominator=...)``, not by
-    the name. ``"mrr@k"`` is reciprocal rank cut at ``k``, which trec_eval's
-    ``recip_rank`` does not offer. ``gm_map`` is refused: it is a mean over
-    users, not a value per user; evaluate ``"map"`` and pass the column to
-    :func:`floored_geometric_mean`.
-
-    References
-    ----------
-    .. [1] trec_eval measure names (``P``, ``recall``, ``map_cut``,
-       ``ndcg_cut``, ``recip_rank``, ``success``),
-       https://github.com/usnistgov/trec_eval
-
-    Examples
-    --------
-    >>> from metrics_lib import parse_metric
-    >>> parse_metric("ndcg@10"), parse_metric("MAP"), parse_metric("P_5")
-    (('ndcg', 10), ('ap', None), ('precision', 5))
-    >>> parse_metric("Rprec"), parse_metric("iprec_at_recall_0.50")
-    (('rprec', None), ('iprec_at_recall', 0.5))
-    >>> parse_metric("num_rel_ret@10")
-    ('num_rel_ret', 10)
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"metric names must be strings; got {type(name).__name__} "
-                        f"{show(name)}")
-    lowered = name.strip().lower()
-    iprec = _IPREC.match(lowered)
-    if iprec is not None:
-        level = float(iprec.group("level"))
-        if not 0.0 <= level <= 1.0:
-            raise ValueError(f"metric {show(name)}: the recall level must lie in "
-                             "[0, 1]")
-        return "iprec_at_recall", level
-    if lowered in ("gm_map", "gmap"):
-        raise ValueError(f"metric {show(name)} is a geometric mean over users, not "
-                         "a value per user: evaluate 'map' and pass the column "
-                         "to metrics_lib.floored_geometric_mean")
-    match = _NAME.match(lowered)
-    kind = _KIND.get(match.group("name")) if match else None
-    if match and match.group("name") in _REFUSED:
-        raise ValueError(f"metric {show(name)}: {_REFUSED[match.group('name')]}")
-    if kind == "iprec_at_recall":
-        raise ValueError(f"metric {show(name)} needs a recall level, such as "
-                         "'iprec_at_recall_0.50' (one column per level)")
-    if kind is None:
-        raise _unknown_metric(name, lowered, match)
-    k = match.group("k")
-    if k is not None and kind in _NO_CUTOFF:
-        raise ValueError(f"metric {show(name)}: {kind} takes no cut-off")
-    if k is not None:
-        k = int(k)
-        if k <= 0:
-            raise ValueError(f"metric {show(name)}: the cut-off must be a positive "
-                             "integer")
-    return kind, k
-
-
-# Cut-offs offered when a known metric has a cut-off that is not a number.
-_COMMON_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
-
-
-def _unknown_metric(name: str, lowered: str, match) -> ValueError:
-    """The error for an unknown metric name, with the closest valid names.
-
-    The name part and the cut-off are matched apart (``did_you_mean``):
-    ``'presicion@5'`` gets ``'precision@5'``; a known name with a cut-off
-    that is not a number (``'ndcg@1O'``, the letter O) gets the name with the
-    closest usual cut-offs.
-    """
-    base, _, cut = lowered.partition("@")
-    if match is not None:
-        base, cut = match.group("name"), match.group("k") or ""
-        head, sep, tail = base.rpartition("_")  # trec_eval's P_1O, ndcg_cut_1O
-        head = head.removesuffix("_cut")
-        if not cut and sep and head in _KIND:
-            base, cut = head, tail
-    if base in _KIND:
-        # the letters O and l typed for the digits 0 and 1 count as those digits
-        typed = f"{base}@{cut.translate(str.maketrans('ol', '01'))}"
-        hint = did_you_mean(typed, [f"{base}@{k}" for k in _COMMON_CUTOFFS], cutoff=0.0)
-    else:
-        hint = did_you_mean(base, sorted(_KIND), suffix=f"@{cut}" if cut else "")
-    known = ", ".join(sorted({aliases[0] for aliases in _ALIASES.values()}))
-    hint = f" ({hint})" if hint else ""
-    return ValueError(f"unknown metric {show(name)}{hint}; the metrics are {known}, "
-                      "optionally with a cut-off such as 'ndcg@10'")
-
 
 def _parse_metrics(metrics) -> list[tuple[str, str, int | None]]:
     if isinstance(metrics, str):
@@ -762,16 +599,10 @@ def _check_conventions(metrics, *, precision_denominator, recall_denominator,
                        min_grade, judged_only, unjudged, truncate, no_hit,
                        denominator, ideal, gain, candidates, score_threshold) -> dict:
     """The convention keywords of issue 12, checked against the metrics asked for."""
-    for name, kind, k in metrics:
-        if k is None and kind == "ap" and denominator == "k":
-            raise ValueError(f"metric {show(name)}: denominator='k' divides by the "
-                             "cut-off; ask for 'map@k'")
-        if k is None and kind == "ndcg" and ideal == "k":
-            raise ValueError(f"metric {show(name)}: ideal='k' is an ideal list of k "
-                             "items; ask for 'ndcg@k'")
-        if kind == "ndcg" and ideal == "k" and k > IDEAL_K_MAX:
-            raise ValueError(f"metric {show(name)}: ideal='k' builds an ideal list of k "
-                             f"items, so k may be at most {IDEAL_K_MAX}")
+    for name, kind, k in metrics:  # each metric's own refusals (its module's check)
+        check = registry.get(kind).check
+        if check is not None:
+            check(name, k, {"denominator": denominator, "ideal": ideal})
     min_grade = check_min_grade(min_grade)
     return {
         "precision_denominator": check_choice("precision_denominator",
@@ -1157,6 +988,24 @@ def _chunk_inputs(rec_keys, lengths, truth_runs, truth_keys, grades, *, n_extra,
     return bounds.size - 1, chunks()
 
 
+class ChunkTables(NamedTuple):
+    """What a metric's batch kernel reads for one chunk of users.
+
+    ``binary``: the joined lists and judgements (:class:`UserTable`);
+    ``graded``: the same with the grades as ``gain`` / ``min_grade`` turn
+    them into gains (``binary`` itself when they do not); ``trec``: the table
+    of trec_eval's whole-list measures (:class:`TrecTable`, ``None`` unless a
+    metric reads it); ``gain``: the gain that applies to ``graded``;
+    ``truncated``: whether ``truncate=`` cut the lists.
+    """
+
+    binary: UserTable
+    graded: UserTable
+    trec: TrecTable | None
+    gain: object
+    truncated: bool
+
+
 def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
                  row_offset, truth_index, *, levels, options):
     """Join and metric values of one chunk of users (runs in a worker thread).
@@ -1200,11 +1049,11 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     if options["judged_only"] or truncate is not None:
         lengths, hit_rows, hit_grades = _reshape_lists(
             lengths, hit_rows, hit_grades, options["judged_only"], truncate)
+    metrics = [(name, registry.get(kind), k) for name, kind, k in options["metrics"]]
     table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users,
                       levels=levels)
     gain, gain_table = options["gain"], table
-    if options["gain_transform"] and any(kind in ("ndcg", "dcg")
-                                         for _, kind, _ in options["metrics"]):
+    if options["gain_transform"] and any(metric.graded for _, metric, _ in metrics):
         # NDCG and DCG of the transformed grades (binary, a gain map, min_grade)
         args = (gain, options["relevance_level"], options["min_grade"])
         hit_gains, gain = gain_grades(hit_grades, None, *args)
@@ -1213,30 +1062,12 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
                                n_users, levels=options["gain_levels"])
     trec = (TrecTable(table.list_len, lengths, hit_rows, hit_grades, truth_code,
                       grades, n_users)
-            if any(kind in TREC_KINDS for _, kind, _ in options["metrics"]) else None)
+            if any(metric.table == "trec" for _, metric, _ in metrics) else None)
     del hit_rows, hit_grades
-    truncated = truncate is not None
-    for name, kind, k in options["metrics"]:
-        if kind == "num_rel_ret" and k is not None:
-            values, empty_users = table.binary("count", k, options["relevance_level"],
-                                               "relevant", truncated=truncated)
-        elif kind == "rprec" and k is not None:
-            values, empty_users = trec.measure(kind, None, options["relevance_level"],
-                                               cut=None if truncated else k)
-        elif kind in TREC_KINDS:
-            values, empty_users = trec.measure(kind, k, options["relevance_level"])
-        elif kind == "dcg":
-            values, empty_users = gain_table.dcg(k, gain, options["log_base"],
-                                                 truncated=truncated), None
-        elif kind == "ndcg":
-            values, empty_users = gain_table.ndcg(k, gain, options["log_base"],
-                                                  options["ideal"], truncated=truncated)
-        else:
-            values, empty_users = table.binary(
-                kind, k, options["relevance_level"], options["denominator"],
-                precision_denominator=options["precision_denominator"],
-                recall_denominator=options["recall_denominator"], truncated=truncated)
-        out["values"][name] = (values, empty_users)
+    tables = ChunkTables(binary=table, graded=gain_table, trec=trec, gain=gain,
+                         truncated=truncate is not None)
+    for name, metric, k in metrics:  # each metric's batch kernel (its module)
+        out["values"][name] = metric.batch(tables, k, options)
     return out
 
 
@@ -1249,7 +1080,7 @@ def _at_level_zero(recommendations, truth, options, *, relevance_col, **columns)
     as given, in a second pass.
     """
     graded = [metric for metric in options["metrics"]
-              if metric[1] in ("ndcg", "dcg") and options["gain"] != "binary"]
+              if registry.get(metric[1]).graded and options["gain"] != "binary"]
     binary = [metric for metric in options["metrics"] if metric not in graded]
     if binary and options["min_grade"] is not None and options["gain"] == "binary":
         raise ValueError("relevance_level=0 with gain='binary' and min_grade is not "
@@ -1429,7 +1260,8 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     columns = {}
     for name, kind, k in options["metrics"]:
         result = _concat([part["values"][name][0] for part in parts])
-        empty_users = (None if kind == "dcg" or kind in NEVER_EMPTY
+        metric = registry.get(kind)
+        empty_users = (None if not metric.can_be_empty
                        else _concat([part["values"][name][1] for part in parts]))
         if empty_users is not None and options["no_hit"] == "nan":
             result[(result == 0.0) & ~empty_users] = np.nan
@@ -1438,9 +1270,7 @@ def _evaluate_frames(recommendations, truth, options, *, user_col, item_col,
             if empty_users.any():
                 if options["empty"] == "raise":
                     user = _plain(user_ids[int(np.argmax(empty_users))])
-                    what = ("no judged item with a positive grade" if kind == "ndcg"
-                            else "no item at or above relevance_level")
-                    raise ValueError(f"{name}: user {show(user)} has {what}, and "
+                    raise ValueError(f"{name}: user {show(user)} has {metric.empty_reason}, and "
                                      "empty='raise' was requested")
                 result[empty_users] = {"zero": 0.0, "one": 1.0}.get(options["empty"],
                                                                      np.nan)
