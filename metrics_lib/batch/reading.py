@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._frames import column_names, native_library, read_columns
+from .._validation import check_column_names
 from .._validation import (check_frame_columns, check_id_column, check_same_id_kind,
                            check_value_column, common_ints as _common_ints)
 
@@ -42,9 +44,6 @@ def _column_keywords(user_col, item_col, score_col, rank_col, relevance_col):
 def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col,
                  relevance_col):
     """Each Polars or Arrow table as a pandas frame of the columns evaluate reads."""
-    from ._frames import column_names, native_library, read_columns
-    from ._validation import check_column_names
-
     value_col = score_col if rank_col is None else rank_col
     truth_cols = [user_col, item_col] + ([] if relevance_col is None
                                          else [relevance_col])
