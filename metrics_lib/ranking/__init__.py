@@ -87,11 +87,12 @@ from ._common import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEAL_K_MAX, IDEALS,
                       PER_LIST_TIES, PRECISION_DENOMINATORS, RECALL_DENOMINATORS,
                       _BelowThreshold, _binary_inputs, _check_log_base, _condensed,
                       _mean_over_users, _tied, _tied_call)
-from .average_precision import average_precision, mean_average_precision
-from .hit_rate import hit_at_k, hit_count_at_k
-from .ndcg import dcg_at_k, gain_grades, ndcg_at_k
-from .precision_recall import f1_at_k, precision_at_k, recall_at_k
-from .reciprocal_rank import mean_reciprocal_rank, reciprocal_rank
+# (in this order, which is the order of the registry and of the API page's table)
+from .precision_recall import f1_at_k, precision_at_k, recall_at_k  # isort: skip
+from .hit_rate import hit_at_k, hit_count_at_k  # isort: skip
+from .reciprocal_rank import mean_reciprocal_rank, reciprocal_rank  # isort: skip
+from .average_precision import average_precision, mean_average_precision  # isort: skip
+from .ndcg import dcg_at_k, gain_grades, ndcg_at_k  # isort: skip
 
 __all__ = [
     "precision_at_k",
