@@ -182,7 +182,7 @@ def _fill_recommended(matrix, item_key, lengths, starts, padding, columns, bits,
     """Write one chunk's recommended items (packed above their column) and padding.
 
     ``item_key``, ``lengths`` and ``starts`` are the chunk's: its rows, its
-    users' list lengths and their first rows counted from the chunk's start.
+    users' list lengths and their first rows (in the whole table).
     """
     users, rec_width = matrix.shape[0], columns.size
     if equal_lengths:  # a top-k table: one strided write
@@ -194,7 +194,7 @@ def _fill_recommended(matrix, item_key, lengths, starts, padding, columns, bits,
         return
     matrix[:] = padding
     row = np.repeat(np.arange(users), lengths)
-    col = np.arange(item_key.size) - starts[row]
+    col = np.arange(item_key.size) - (starts - starts[0])[row]
     matrix.reshape(-1)[row * matrix.shape[1] + col] = (item_key << bits) | col
 
 
@@ -287,8 +287,7 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
         row_start = int(starts[user])
         row_stop = int(starts[stop - 1] + lengths[stop - 1])
         _fill_recommended(matrix, item_key[row_start:row_stop], lengths[user:stop],
-                          starts[user:stop] - row_start, padding, columns, bits,
-                          equal_lengths)
+                          starts[user:stop], padding, columns, bits, equal_lengths)
         first_judged, stop_judged = int(truth_starts[user]), int(
             truth_starts[stop - 1] + per_user[stop - 1])
         local = codes[first_judged:stop_judged] - user  # row in this chunk
