@@ -203,6 +203,12 @@ async () => {
                            .map(e => e.textContent.trim().slice(0, 60));
       out.merrors = [...document.querySelectorAll('mjx-merror')]
                       .map(e => e.getAttribute('data-mjx-error') || e.textContent.slice(0, 60));
+      // a TeX command MathJax did not understand in text mode shows up as a
+      // literal backslash (an escaped underscore in text mode without the
+      // textmacros extension)
+      out.backslashes = [...document.querySelectorAll('mjx-container')]
+                          .map(e => e.textContent).filter(t => t.includes('\\\\'))
+                          .map(t => t.slice(0, 60));
     }
   }
   out.mjx = document.querySelectorAll('mjx-container').length;
@@ -412,6 +418,8 @@ def main(argv=None) -> int:
                             fail(rel, f"math not typeset: {tex}")
                         for err in out["merrors"]:
                             fail(rel, f"MathJax error: {err}")
+                        for tex in out["backslashes"]:
+                            fail(rel, f"a TeX command shown as text: {tex}")
                         if out["mjx"] == 0:
                             fail(rel, "no mjx-container on a page with math")
                 stats["math"] += out["mjx"]
