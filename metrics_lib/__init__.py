@@ -223,3 +223,8 @@ __all__ = [
     "BootstrapInterval",
     "PermutationTest",
 ]
+
+# issue 28: comparison reports (metrics_lib/comparison)
+from .comparison import ComparisonReport, compare, correct_p_values
+
+__all__ += ["compare", "ComparisonReport", "correct_p_values"]
