@@ -1,0 +1,368 @@
+"""Tests of metrics_lib.compare (issue 28) against references on random data.
+
+References: scipy.stats ttest_rel, wilcoxon, permutation_test
+(permutation_type="samples"), bootstrap (paired), tukey_hsd and
+studentized_range; statsmodels multipletests and the two-way ANOVA of
+statsmodels' OLS; an exact enumeration of the randomised Tukey HSD written
+here; ranx's Fisher randomisation test when ranx is installed in
+/tmp/ranx-venv (a separate environment, run in a subprocess).
+"""
+
+import itertools
+import json
+import math
+import subprocess
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import metrics_lib as ml
+from metrics_lib.comparison.paired_tests import tukey_p_values
+
+ID_KINDS = ["int", "uint64", "str", "arrow"]
+
+
+def _ids(kind, n, rng):
+    raw = rng.choice(10 * n, n, replace=False)
+    if kind == "int":
+        return [int(v) - 5 * n for v in raw]  # negative ids too
+    if kind == "uint64":
+        return np.array(raw, dtype=np.uint64) + np.uint64(2 ** 63)
+    if kind == "str":
+        return [f"u{v}" for v in raw]
+    return pd.array(raw.astype(np.int64), dtype="int64[pyarrow]")
+
+
+def _world(seed, n, m, kind="int", digits=1):
+    """``m`` systems' per-user results (rows shuffled per system) and the
+    reference matrix, built by a dict lookup per user (users sorted)."""
+    rng = np.random.default_rng(seed)
+    ids = _ids(kind, n, rng)
+    base = rng.beta(0.8, 1.5, n)
+    values = {}
+    results = {}
+    for j in range(m):
+        shift = rng.normal(0, 0.05)
+        v = np.clip(base + shift + rng.normal(0, 0.1, n), 0, 1)
+        v = np.round(v, digits) if digits is not None else v  # rounding makes ties
+        name = f"sys{j}"
+        values[name] = dict(zip(list(ids), v))
+        order = rng.permutation(n)
+        index = pd.Index(pd.Series(ids).iloc[order].to_numpy()
+                         if kind != "arrow" else ids[order], name="user")
+        results[name] = pd.DataFrame({"ndcg@10": v[order], "recall@10": v[order] ** 2},
+                                     index=index)
+    users = sorted(values["sys0"])
+    matrix = {"ndcg@10": np.array([[values[f"sys{j}"][u] for j in range(m)]
+                                   for u in users])}
+    matrix["recall@10"] = matrix["ndcg@10"] ** 2
+    return results, matrix
+
+
+def _rows(report):
+    """``(metric, system index, baseline index, row)`` of each row."""
+    for row in report.table.itertuples(index=False):
+        yield row.metric, int(row.system[3:]), int(row.baseline[3:]), row
+
+
+# ------------------------------------------------------------------ t-test
+@pytest.mark.parametrize("kind", ID_KINDS)
+@pytest.mark.parametrize("seed", range(6))
+def test_t_matches_ttest_rel(seed, kind):
+    n, m = [(3, 2), (25, 3), (200, 4), (7, 5), (60, 2), (11, 3)][seed]
+    results, matrix = _world(seed, n, m, kind)
+    report = ml.compare(results, baseline="sys0" if seed % 2 else None, test="t",
+                        correction=None, confidence=0.9)
+    assert len(report.table) == 2 * (m - 1 if seed % 2 else m * (m - 1) // 2)
+    for metric, s, b, row in _rows(report):
+        x, y = matrix[metric][:, s], matrix[metric][:, b]
+        if np.all(x - y == (x - y)[0]):
+            continue  # constant differences: scipy gives nan, the report 0 or 1
+        ref = stats.ttest_rel(x, y)
+        ci = ref.confidence_interval(confidence_level=0.9)
+        assert row.p_value == pytest.approx(ref.pvalue, rel=1e-10, abs=1e-300)
+        assert (row.diff_low, row.diff_high) == pytest.approx((ci.low, ci.high), rel=1e-10)
+        mean_ci = stats.ttest_1samp(x, 0).confidence_interval(confidence_level=0.9)
+        assert (row.mean_low, row.mean_high) == pytest.approx((mean_ci.low, mean_ci.high))
+        d = x - y
+        assert row.difference == pytest.approx(d.mean(), abs=1e-15)
+        assert row.effect_dz == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+        assert (row.wins, row.ties, row.losses) == (
+            (d > 0).sum(), (d == 0).sum(), (d < 0).sum())
+        assert row.n_users == n
+
+
+# ------------------------------------------------------------------ Wilcoxon
+@pytest.mark.parametrize("seed", range(8))
+def test_wilcoxon_matches_scipy(seed):
+    n, m = [(6, 2), (30, 3), (80, 2), (15, 4), (49, 2), (51, 3), (10, 2), (120, 3)][seed]
+    results, matrix = _world(seed, n, m, ID_KINDS[seed % 4], digits=seed % 3 + 1)
+    report = ml.compare(results, test="wilcoxon", correction=None)
+    for metric, s, b, row in _rows(report):
+        x, y = matrix[metric][:, s], matrix[metric][:, b]
+        if np.all(x == y):
+            assert row.p_value == 1.0
+            continue
+        assert row.p_value == pytest.approx(stats.wilcoxon(x, y).pvalue, rel=1e-12)
+
+
+# ------------------------------------------------------------------ permutation
+def _mean_diff(x, y, axis=-1):
+    return np.mean(x - y, axis=axis)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_exact_permutation_matches_scipy(seed):
+    n = 4 + seed  # 2**n <= 9999: every sign pattern enumerated
+    results, matrix = _world(seed, n, 3, ID_KINDS[seed % 4])
+    report = ml.compare(results, test="permutation", correction=None, random_state=seed)
+    for metric, s, b, row in _rows(report):
+        x, y = matrix[metric][:, s], matrix[metric][:, b]
+        if np.all(x == y):
+            continue
+        ref = stats.permutation_test((x, y), _mean_diff, permutation_type="samples",
+                                     n_resamples=np.inf, vectorized=True)
+        assert row.p_value == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_monte_carlo_permutation_matches_scipy():
+    results, matrix = _world(3, 40, 2, "int", digits=None)
+    report = ml.compare(results, test="permutation", correction=None,
+                        n_resamples=40_000, random_state=1)
+    for metric, s, b, row in _rows(report):
+        x, y = matrix[metric][:, s], matrix[metric][:, b]
+        ref = stats.permutation_test((x, y), _mean_diff, permutation_type="samples",
+                                     n_resamples=40_000, vectorized=True, random_state=2)
+        # two Monte Carlo estimates: 5 standard errors of their difference
+        se = math.sqrt(2 * ref.pvalue * (1 - ref.pvalue) / 40_000) + 1e-4
+        assert abs(row.p_value - ref.pvalue) < 5 * se
+
+
+def test_permutation_is_reproducible_and_row_order_free():
+    results, _ = _world(5, 30, 3, "str", digits=None)
+    shuffled = {k: v.sample(frac=1, random_state=3) for k, v in results.items()}
+    one = ml.compare(results, test="permutation", random_state=7).table
+    two = ml.compare(shuffled, test="permutation", random_state=7).table
+    pd.testing.assert_frame_equal(one, two)
+
+
+# ------------------------------------------------------------------ bootstrap
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+@pytest.mark.parametrize("seed", range(3))
+def test_bootstrap_interval_matches_scipy(seed, method):
+    results, matrix = _world(seed, 60, 2, ID_KINDS[seed], digits=None)
+    report = ml.compare(results, test="bootstrap", bootstrap_method=method,
+                        n_resamples=20_000, random_state=seed, correction=None)
+    for metric, s, b, row in _rows(report):
+        x, y = matrix[metric][:, s], matrix[metric][:, b]
+        ref = stats.bootstrap((x, y), _mean_diff, paired=True, vectorized=True,
+                              n_resamples=20_000, method=method, random_state=seed + 100)
+        se = ref.standard_error
+        # two Monte Carlo quantiles of the same distribution: within a tenth of its sd
+        assert abs(row.diff_low - ref.confidence_interval.low) < 0.1 * se
+        assert abs(row.diff_high - ref.confidence_interval.high) < 0.1 * se
+
+
+def test_bootstrap_p_value_matches_a_plain_reimplementation():
+    results, matrix = _world(8, 50, 2, "int", digits=None)
+    report = ml.compare(results, test="bootstrap", n_resamples=40_000, random_state=0,
+                        correction=None)
+    rng = np.random.default_rng(123)
+    for metric, s, b, row in _rows(report):
+        d = matrix[metric][:, s] - matrix[metric][:, b]
+        centred = d - d.mean()
+        count = 0
+        for _ in range(40):  # 40 x 1000 resamples, one loop per batch
+            means = centred[rng.integers(0, d.size, (1000, d.size))].mean(axis=1)
+            count += np.sum(np.abs(means) >= abs(d.mean()))
+        ref = (count + 1) / 40_001
+        se = math.sqrt(2 * ref * (1 - ref) / 40_000) + 1e-4
+        assert abs(row.p_value - ref) < 5 * se
+
+
+# ------------------------------------------------------------------ Tukey HSD
+@pytest.mark.parametrize("seed", range(6))
+def test_tukey_core_matches_scipy_tukey_hsd(seed):
+    """With the one-way ANOVA's MSE, the p-values are scipy.stats.tukey_hsd's
+    (and ranx's "tukey", which calls it: ranx 0.3.21,
+    ranx/statistical_tests/tukey_hsd_test.py, tukey_hsd_test)."""
+    rng = np.random.default_rng(seed)
+    k, n = 2 + seed, 5 + 7 * seed
+    groups = [np.round(rng.normal(rng.normal(0, 0.3), 1, n), 2) for _ in range(k)]
+    means = np.array([g.mean() for g in groups])
+    mse = sum(((g - g.mean()) ** 2).sum() for g in groups) / (k * n - k)
+    pairs = list(itertools.combinations(range(k), 2))
+    ours = tukey_p_values(means, mse, n, k * n - k, pairs)
+    ref = stats.tukey_hsd(*groups).pvalue
+    assert np.max(np.abs(ours - [ref[i, j] for i, j in pairs])) < 1e-12
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_tukey_hsd_matches_two_way_anova(seed):
+    """The paired Tukey HSD: MSE of statsmodels' two-way ANOVA (system + user
+    factors, no interaction), studentised range of scipy."""
+    import statsmodels.formula.api as smf
+
+    n, m = [(10, 3), (25, 4), (8, 2), (40, 5), (15, 3)][seed]
+    results, matrix = _world(seed, n, m, ID_KINDS[seed % 4])
+    report = ml.compare(results, test="tukey_hsd", correction=None)
+    for metric in matrix:
+        X = matrix[metric]
+        long = pd.DataFrame({"y": X.ravel(), "user": np.repeat(np.arange(n), m).astype(str),
+                             "system": np.tile(np.arange(m), n).astype(str)})
+        fit = smf.ols("y ~ C(system) + C(user)", data=long).fit()
+        assert fit.df_resid == (n - 1) * (m - 1)
+        for met, s, b, row in _rows(report):
+            if met != metric:
+                continue
+            q = abs(X[:, s].mean() - X[:, b].mean()) / math.sqrt(fit.mse_resid / n)
+            ref = stats.studentized_range.sf(q, m, fit.df_resid)
+            assert row.p_value == pytest.approx(ref, rel=1e-9, abs=1e-12)
+
+
+def _exact_randomised_tukey(X):
+    """Every arrangement of every user's values among the systems: the exact
+    p-value of the range statistic, written plainly."""
+    n, m = X.shape
+    perms = list(itertools.permutations(range(m)))
+    ranges = []
+    for choice in itertools.product(range(len(perms)), repeat=n):
+        Y = np.array([X[u, list(perms[c])] for u, c in enumerate(choice)])
+        means = Y.mean(axis=0)
+        ranges.append(means.max() - means.min())
+    ranges = np.array(ranges)
+    p = {}
+    for i, j in itertools.combinations(range(m), 2):
+        observed = abs(X[:, i].mean() - X[:, j].mean())
+        p[i, j] = p[j, i] = np.mean(ranges >= observed - 1e-12)
+    return p
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_randomised_tukey_matches_exact_enumeration(seed):
+    results, matrix = _world(seed, 5, 3, ID_KINDS[seed], digits=2)
+    B = 60_000
+    report = ml.compare(results, test="randomised_tukey_hsd", n_resamples=B,
+                        random_state=seed, correction=None, metrics="ndcg@10")
+    exact = _exact_randomised_tukey(matrix["ndcg@10"])
+    for _, s, b, row in _rows(report):
+        ref = exact[s, b]
+        se = math.sqrt(ref * (1 - ref) / B) + 1 / B
+        assert abs(row.p_value - ref) < 5 * se
+
+
+# ------------------------------------------------------------------ corrections
+@pytest.mark.parametrize("correction,sm", [("holm", "holm"), ("bh", "fdr_bh"),
+                                           ("bonferroni", "bonferroni")])
+def test_corrections_match_statsmodels(correction, sm):
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for case in range(300):
+        size = int(rng.integers(1, 60))
+        p = rng.beta(0.3, 1, size)
+        if case % 3 == 0:
+            p = np.round(p, 2)  # ties and exact zeros
+        ours = ml.correct_p_values(p, correction)
+        worst = max(worst, np.max(np.abs(ours - multipletests(p, method=sm)[1])))
+    assert worst <= 1e-12
+
+
+@pytest.mark.parametrize("correction,sm", [("holm", "holm"), ("bh", "fdr_bh"),
+                                           ("bonferroni", "bonferroni")])
+def test_report_corrects_across_the_whole_family(correction, sm):
+    from statsmodels.stats.multitest import multipletests
+
+    results, _ = _world(11, 40, 4, "int")
+    table = ml.compare(results, test="t", correction=correction).table
+    assert len(table) == 12  # 6 pairs x 2 metrics
+    ref = multipletests(table["p_value"], method=sm)[1]
+    assert np.max(np.abs(table["p_corrected"] - ref)) <= 1e-12
+    expected = np.where(ref < 0.05, np.where(table["difference"] > 0, "better", "worse"),
+                        "no evidence")
+    assert table["verdict"].tolist() == expected.tolist()
+
+
+# ------------------------------------------------------------------ ranx
+RANX_PYTHON = Path("/tmp/ranx-venv/bin/python")
+
+
+def _ranx_fisher(cases, n_permutations=100_000):
+    """ranx's p-values of ``cases`` ([(x, y), ...]), one thread (with more, the
+    same seed gives other p-values)."""
+    code = ("import json, sys, numpy as np\n"
+            "from ranx.statistical_tests import fisher_randomization_test as f\n"
+            "cases = json.load(sys.stdin)\n"
+            f"print(json.dumps([f(np.array(y), np.array(x), {n_permutations}, 0.05, 1)[0] "
+            "for x, y in cases]))\n")
+    out = subprocess.run([str(RANX_PYTHON), "-c", code], input=json.dumps(cases),
+                         capture_output=True, text=True, check=True, timeout=600,
+                         env={"NUMBA_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+    return json.loads(out.stdout)
+
+
+def _exact_sign_flip(x, y, *, tolerance, sequential):
+    """Exact two-sided sign-flip p-value, |mean difference| >= observed,
+    means summed sequentially (as numba does) or by numpy (pairwise)."""
+    def mean(v):
+        if not sequential:
+            return v.mean()
+        total = 0.0
+        for value in v:
+            total += value
+        return total / v.size
+    X = np.column_stack((x, y))
+    observed = abs(mean(X[:, 0]) - mean(X[:, 1]))
+    count = 0
+    for flips in itertools.product([False, True], repeat=len(x)):
+        P = X.copy()
+        P[list(flips)] = P[list(flips)][:, ::-1]
+        count += abs(mean(P[:, 0]) - mean(P[:, 1])) >= observed - tolerance
+    return count / 2 ** len(x)
+
+
+def _ranx_cases(digits):
+    cases, ours = [], []
+    for seed in range(4):
+        results, matrix = _world(seed, 12, 2, "int", digits=digits)
+        cases.append((matrix["ndcg@10"][:, 1].tolist(), matrix["ndcg@10"][:, 0].tolist()))
+        ours.append(ml.compare(results, test="permutation", correction=None,
+                               metrics="ndcg@10").table["p_value"].iloc[0])
+    return cases, ours
+
+
+@pytest.mark.skipif(not RANX_PYTHON.exists(), reason="ranx not installed in /tmp/ranx-venv")
+def test_permutation_matches_ranx_fisher_randomisation():
+    """ranx 0.3.21's Fisher randomisation test (ranx/statistical_tests/
+    fisher_randomization_test.py, fisher_randomization_test) swaps each user's
+    pair at random and counts |mean difference| >= the observed one: the
+    sign-flip test. On values without ties its Monte Carlo p-value agrees with
+    the exact one of compare(test="permutation")."""
+    cases, ours = _ranx_cases(digits=None)
+    for mine, theirs in zip(ours, _ranx_fisher(cases)):
+        se = math.sqrt(mine * (1 - mine) / 100_000) + 1e-5
+        assert abs(mine - theirs) < 5 * se
+
+
+@pytest.mark.skipif(not RANX_PYTHON.exists(), reason="ranx not installed in /tmp/ranx-venv")
+def test_ranx_fisher_misses_floating_point_ties():
+    """With metric values on a grid (ties), ranx counts ``permuted_diff >=
+    control_treatment_diff`` with no tolerance, so sign patterns whose |mean
+    difference| equals the observed one but is summed to a rounding error
+    below it are not counted: its p-value is the exact one of a strict
+    comparison of sequential sums, below the exact p-value (scipy's
+    permutation_test, with a tolerance, agrees with compare)."""
+    cases, ours = _ranx_cases(digits=2)
+    theirs = _ranx_fisher(cases)
+    x, y = (np.array(v) for v in cases[2])
+    strict = _exact_sign_flip(x, y, tolerance=0.0, sequential=True)
+    assert ours[2] == pytest.approx(_exact_sign_flip(x, y, tolerance=1e-12,
+                                                     sequential=False))
+    se = math.sqrt(strict * (1 - strict) / 100_000)
+    assert abs(theirs[2] - strict) < 5 * se
+    assert ours[2] - theirs[2] > 5 * se  # 0.8066 exact, ranx about 0.796
