@@ -263,7 +263,7 @@ def test_corrections_match_statsmodels(correction, sm):
 
     rng = np.random.default_rng(0)
     worst = 0.0
-    for case in range(300):
+    for case in range(80):
         size = int(rng.integers(1, 60))
         p = rng.beta(0.3, 1, size)
         if case % 3 == 0:
@@ -366,3 +366,152 @@ def test_ranx_fisher_misses_floating_point_ties():
     se = math.sqrt(strict * (1 - strict) / 100_000)
     assert abs(theirs[2] - strict) < 5 * se
     assert ours[2] - theirs[2] > 5 * se  # 0.8066 exact, ranx about 0.796
+
+
+# ------------------------------------------------------------------ input forms
+def _evaluations(seed=0, n_users=40, tied=("B",)):
+    """Recommendations of three systems (``tied`` ones score every item 1),
+    a truth table, and users 38, 39 judged but never recommended to."""
+    rng = np.random.default_rng(seed)
+    users = np.arange(n_users)
+    truth = pd.DataFrame({"user": np.repeat(users, 3),
+                          "item": rng.integers(0, 20, 3 * n_users), "relevance": 1}
+                         ).drop_duplicates(["user", "item"], ignore_index=True)
+    recs = {}
+    for name in "ABC":
+        rows = []
+        for u in users[:-2]:
+            items = rng.choice(20, 10, replace=False)
+            scores = np.ones(10) if name in tied else rng.random(10)
+            rows += list(zip([u] * 10, items, scores))
+        recs[name] = pd.DataFrame(rows, columns=["user", "item", "score"])
+    return recs, truth
+
+
+def test_polars_arrow_and_pandas_results_give_one_table():
+    import polars as pl
+    import pyarrow as pa
+
+    recs, truth = _evaluations()
+    evaluated = {k: ml.evaluate(v, truth, ["ndcg@5", "hit@5"], missing="zero")
+                 for k, v in recs.items()}
+    ref = ml.compare(evaluated, test="t").table
+    keyed = {k: v.reset_index() for k, v in evaluated.items()}  # users as a column
+    forms = [keyed, {k: pl.from_pandas(v) for k, v in keyed.items()},
+             {k: pl.from_pandas(v).lazy() for k, v in keyed.items()},
+             {k: pa.Table.from_pandas(v) for k, v in keyed.items()},
+             {k: ml.evaluate(pl.from_pandas(v), pl.from_pandas(truth), ["ndcg@5", "hit@5"],
+                             missing="zero") for k, v in recs.items()}]
+    for results in forms:
+        pd.testing.assert_frame_equal(ml.compare(results, test="t").table, ref)
+    direct = ml.compare(recs, truth=truth, metrics=["ndcg@5", "hit@5"], missing="zero")
+    pd.testing.assert_frame_equal(direct.table, ref)
+
+
+def test_user_ids_of_64_bits_pair_exactly():
+    users = pd.Index(np.array([2 ** 63, 2 ** 63 + 1, 2 ** 64 - 1], dtype=np.uint64),
+                     name="user")
+    a = pd.DataFrame({"m": [0.1, 0.2, 0.3]}, index=users)
+    # as float64 these ids collapse to two values: pairing must not go through floats
+    b = pd.DataFrame({"m": [0.3, 0.1, 0.2]}, index=users[[2, 0, 1]])
+    row = ml.compare({"a": a, "b": b}, correction=None).table.iloc[0]
+    assert (row.wins, row.ties, row.losses) == (0, 3, 0)
+
+
+def test_missing_users_policies():
+    users = pd.Index([1, 2, 3, 4, 5], name="user")
+    a = pd.DataFrame({"m": [0.1, 0.5, 0.2, 0.4, 0.3]}, index=users)
+    b = pd.DataFrame({"m": [0.2, 0.4, 0.1, 0.5]}, index=users[:4])
+    with pytest.warns(ml.MissingUsersWarning, match=r"a: 1.*4 users are paired"):
+        warned = ml.compare({"a": a, "b": b}).table
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        skipped = ml.compare({"a": a, "b": b}, missing="skip").table
+    pd.testing.assert_frame_equal(warned, skipped)
+    assert skipped.loc[0, "n_users"] == 4
+    ref = stats.ttest_rel([0.2, 0.4, 0.1, 0.5], [0.1, 0.5, 0.2, 0.4])
+    assert skipped.loc[0, "p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+    with pytest.raises(ValueError, match="missing='raise'"):
+        ml.compare({"a": a, "b": b}, missing="raise")
+    with pytest.raises(ValueError, match="needs truth="):
+        ml.compare({"a": a, "b": b}, missing="zero")
+
+
+def test_inputs_are_not_mutated():
+    results, _ = _world(2, 20, 3, "str")
+    before = {k: v.copy(deep=True) for k, v in results.items()}
+    ml.compare(results, test="bootstrap", random_state=0, n_resamples=99)
+    for name in results:
+        pd.testing.assert_frame_equal(results[name], before[name])
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda r: ml.compare([1, 2]), TypeError, "results must be a mapping"),
+    (lambda r: ml.compare({"a": r["sys0"]}), ValueError, "at least two systems"),
+    (lambda r: ml.compare(r, test="z"), ValueError, "test must be one of"),
+    (lambda r: ml.compare(r, correction="fdr"), ValueError, "correction must be one of"),
+    (lambda r: ml.compare(r, baseline="nope"), ValueError, "baseline must be one of"),
+    (lambda r: ml.compare(r, alpha=5), ValueError, "alpha"),
+    (lambda r: ml.compare(r, n_resamples=0), ValueError, "n_resamples"),
+    (lambda r: ml.compare(r, n_resamples=1.5), TypeError, "n_resamples"),
+    (lambda r: ml.compare(r, metrics="map"), ValueError, "map"),
+    (lambda r: ml.compare(r, missing="drop"), ValueError, "missing must be one of"),
+    (lambda r: ml.compare(r, random_state="x"), TypeError, "random_state"),
+    (lambda r: ml.compare(r, tie_orders=True), ValueError, "tie_orders=True needs"),
+    (lambda r: ml.compare(r, tie_orders="yes"), TypeError, "tie_orders"),
+    (lambda r: ml.compare({"a": r["sys0"], "b": [1, 2]}), TypeError, "results\\['b'\\]"),
+    (lambda r: ml.compare({**r, "sys1": r["sys1"].reset_index(drop=True)}), ValueError,
+     "user_col"),
+    (lambda r: ml.compare(r, metrics=["ndcg@10"], truth=None, evaluate_options=[1]),
+     TypeError, "evaluate_options"),
+])
+def test_bad_input_is_named(call, error, words):
+    results, _ = _world(0, 10, 2, "int")
+    with pytest.raises(error, match=words):
+        call(results)
+
+
+def test_nan_and_mixed_id_kinds_are_refused():
+    users = pd.Index([1, 2, 3], name="user")
+    a = pd.DataFrame({"m": [0.1, np.nan, 0.3]}, index=users)
+    b = pd.DataFrame({"m": [0.2, 0.1, 0.2]}, index=users)
+    with pytest.raises(ValueError, match=r"results\['a'\].*non-finite.*user 2"):
+        ml.compare({"a": a, "b": b})
+    c = pd.DataFrame({"m": [0.2, 0.1, 0.2]}, index=pd.Index(["1", "2", "3"], name="user"))
+    with pytest.raises(TypeError, match="different kinds"):
+        ml.compare({"b": b, "c": c})
+
+
+# ------------------------------------------------------------------ tie orders
+def test_tie_orders_flag_a_verdict_that_flips():
+    recs, truth = _evaluations(seed=1)
+    report = ml.compare(recs, truth=truth, metrics=["ndcg@5"], baseline="A",
+                        tie_orders=True, missing="zero", correction=None)
+    table = report.table.set_index("system")
+    for order in ("best", "worst"):
+        per_order = {k: ml.evaluate(v, truth, ["ndcg@5"], missing="zero", ties=order)
+                     for k, v in recs.items()}
+        ref = ml.compare(per_order, baseline="A", correction=None).table.set_index("system")
+        assert table[f"verdict_{order}"].tolist() == ref["verdict"].tolist()
+    # B scores every item 1: its best order ranks the relevant items first
+    assert table.loc["B", "verdict_best"] == "better"
+    assert table.loc["B", "verdict_worst"] == "worse"
+    assert table.loc["B", "tie_flip"]
+    # C has no tied scores (nor has A): its verdict is the same under every order
+    assert not table.loc["C", "tie_flip"]
+    assert "FLIPS" in repr(report) and "FLIPS" in report.to_markdown()
+
+
+# ------------------------------------------------------------------ rendering
+def test_markdown_latex_and_html_show_every_row():
+    results, _ = _world(4, 30, 3, "int")
+    report = ml.compare(results, baseline="sys0", test="wilcoxon", correction="bh")
+    md = report.to_markdown().splitlines()
+    assert len([line for line in md if line.startswith("| ")]) == 1 + len(report.table)
+    assert "Benjamini-Hochberg across the family of 4 comparisons" in report.to_markdown()
+    latex = report.to_latex(caption="A & B", label="tab:cmp")
+    assert latex.count("\\\\\n") == 1 + len(report.table) and "A \\& B" in latex
+    marks = latex.count("$^{\\dagger}$") + latex.count("$^{\\ddagger}$")
+    assert marks == (report.table["verdict"] != "no evidence").sum() + 2  # + the note
+    assert report._repr_html_().count("<tr") == 1 + len(report.table)
+    assert "d_z" in repr(report) and "Wilcoxon" in repr(report)

@@ -31,7 +31,7 @@ def _check_options(test, correction, alpha, confidence, n_resamples, bootstrap_m
     check_open_unit("alpha", alpha)
     check_open_unit("confidence", confidence)
     check_choice("bootstrap_method", bootstrap_method, BOOTSTRAP_METHODS)
-    check_choice("missing", missing, MISSING)
+    check_choice("missing", missing, MISSING + ("zero",))
     if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples,
                                                                      numbers.Integral):
         raise TypeError(f"n_resamples must be a positive integer; got {show(n_resamples)}")
@@ -94,7 +94,8 @@ def _verdicts(table: pd.DataFrame, alpha: float) -> list[str]:
 
 def _table(results, metrics, baseline, test, correction, options, rng):
     """The comparison table of per-user results, and the number of users."""
-    names, metrics, users, matrices = paired_matrices(results, metrics, options["missing"],
+    missing = "raise" if options["missing"] == "zero" else options["missing"]
+    names, metrics, users, matrices = paired_matrices(results, metrics, missing,
                                                       options["user_col"])
     pairs = _pairs(names, baseline)
     rows = []
@@ -178,12 +179,14 @@ def compare(results, *, baseline=None, test="t", correction="holm", metrics=None
         reproducible.
     bootstrap_method : {"percentile", "basic", "bca"}, default="percentile"
         Interval of the difference with ``test="bootstrap"``.
-    missing : {"warn", "skip", "raise"}, default="warn"
+    missing : {"warn", "skip", "raise", "zero"}, default="warn"
         Users that some system has and another has not: left out with a
         :class:`~metrics_lib.MissingUsersWarning`, left out silently, or
         refused. With ``truth=`` it is also :func:`evaluate`'s ``missing=``
-        (a judged user without recommendations scored 0, left out or
-        refused).
+        for a judged user without recommendations (scored 0 with a warning,
+        left out, refused); ``"zero"`` (only with ``truth=``) scores such a
+        user 0 silently (trec_eval ``-c``), so every system has every judged
+        user.
     user_col : str, default="user"
         Column of user ids.
     tie_orders : bool, default=False
@@ -280,6 +283,10 @@ def compare(results, *, baseline=None, test="t", correction="holm", metrics=None
     if tie_orders and truth is None:
         raise ValueError("tie_orders=True needs recommendations and truth= (the tie "
                          "orders are evaluate's ties='best' and ties='worst')")
+    if missing == "zero" and truth is None:
+        raise ValueError("missing='zero' scores a judged user without recommendations 0 "
+                         "and needs truth=; per-user results are paired with "
+                         "missing='warn', 'skip' or 'raise'")
     per_user = results if truth is None else _evaluated(results, truth, metrics, options)
     table, n_users = _table(per_user, metrics, baseline, test, correction, options, rng)
     if tie_orders:
