@@ -225,6 +225,8 @@ __all__ = [
 ]
 
 # issue 28: comparison reports (metrics_lib/comparison)
-from .comparison import ComparisonReport, compare, correct_p_values
+from .comparison import (ComparisonReport, compare, correct_p_values,
+                         detectable_difference, power_of, users_needed)
 
-__all__ += ["compare", "ComparisonReport", "correct_p_values"]
+__all__ += ["compare", "ComparisonReport", "correct_p_values", "users_needed",
+            "detectable_difference", "power_of"]

@@ -515,3 +515,118 @@ def test_markdown_latex_and_html_show_every_row():
     assert marks == (report.table["verdict"] != "no evidence").sum() + 2  # + the note
     assert report._repr_html_().count("<tr") == 1 + len(report.table)
     assert "d_z" in repr(report) and "Wilcoxon" in repr(report)
+
+
+# ------------------------------------------------------------------ planning
+@pytest.mark.parametrize("delta,variance,alpha,power", [
+    (0.05, 0.01, 0.05, 0.8), (0.1, 0.05, 0.05, 0.8), (0.02, 0.03, 0.01, 0.9),
+    (0.1, 0.1, 0.05, 0.5), (0.3, 0.02, 0.05, 0.8), (0.01, 0.004, 0.1, 0.95)])
+def test_paired_and_two_sample_plans_match_statsmodels(delta, variance, alpha, power):
+    from statsmodels.stats.power import TTestIndPower, TTestPower
+
+    effect = delta / math.sqrt(variance)
+    n = ml.users_needed(delta, variance=variance, alpha=alpha, power=power)
+    assert n == max(2, math.ceil(TTestPower().solve_power(effect_size=effect, alpha=alpha,
+                                                          power=power)))
+    for size in (n - 1, n, n + 7):
+        ours = ml.power_of(size, delta, variance=variance, alpha=alpha)
+        ref = TTestPower().power(effect_size=effect, nobs=size, alpha=alpha)
+        assert ours == pytest.approx(ref, rel=1e-9)
+    m = ml.users_needed(delta, design="two_sample", variance=variance, alpha=alpha,
+                        power=power)
+    ref = TTestIndPower().solve_power(effect_size=effect / math.sqrt(1), alpha=alpha,
+                                      power=power)
+    assert m == math.ceil(ref)
+    d = ml.detectable_difference(n, variance=variance, alpha=alpha, power=power)
+    assert d <= delta and TTestPower().power(effect_size=d / math.sqrt(variance), nobs=n,
+                                             alpha=alpha) == pytest.approx(power, abs=1e-9)
+
+
+def _sakai_excel_n(alpha, beta, min_delta):
+    """Sakai's samplesizeTTEST2 as ported by jerome-white/sakai-book
+    (chapters/06/samplesizeTTEST2.py, class Sample): start from
+    ((z_{a/2} - z_b) / Delta)^2 + z_{a/2}^2 / 2 and take the first n whose
+    approximate power exceeds 1 - beta, written independently here."""
+    z_a, z_b = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(beta)
+    n = max(2, math.ceil(((z_a - z_b) / min_delta) ** 2 + z_a ** 2 / 2) - 5)
+    while True:
+        phi, lam = n - 1, math.sqrt(n) * min_delta
+        w = stats.t.ppf(1 - alpha / 2, phi)
+        norm_ = math.sqrt(1 + w ** 2 / (2 * phi))
+        f = lambda x: (x * (1 - 1 / (4 * phi)) - lam) / norm_  # noqa: E731
+        if stats.norm.cdf(f(-w)) + 1 - stats.norm.cdf(f(w)) > 1 - beta:
+            return n
+        n += 1
+
+
+@pytest.mark.parametrize("alpha,beta,delta", [(0.05, 0.2, 0.1), (0.01, 0.2, 0.2),
+                                              (0.05, 0.1, 0.5), (0.05, 0.2, 1.0)])
+def test_sakai_method_is_his_excel_tool(alpha, beta, delta):
+    n = ml.users_needed(delta, variance=1.0, alpha=alpha, power=1 - beta, method="sakai")
+    assert n == _sakai_excel_n(alpha, beta, delta)
+    exact = ml.users_needed(delta, variance=1.0, alpha=alpha, power=1 - beta)
+    assert abs(n - exact) <= 1  # Nagata's approximation is that close here
+
+
+def test_paired_power_by_simulation():
+    """Simulated paired experiments at the planned size reject as often as planned."""
+    rng = np.random.default_rng(0)
+    delta, sd = 0.04, 0.15
+    n = ml.users_needed(delta, variance=sd ** 2)
+    planned = ml.power_of(n, delta, variance=sd ** 2)
+    runs = 4000
+    d = rng.normal(delta, sd, (runs, n))
+    rejected = np.mean(stats.ttest_1samp(d, 0, axis=1).pvalue < 0.05)
+    assert abs(rejected - planned) < 4 * math.sqrt(planned * (1 - planned) / runs)
+    assert ml.power_of(n - 1, delta, variance=sd ** 2) < 0.8 <= planned
+
+
+@pytest.mark.parametrize("difference", [0.05, 0.1, -0.08, 0.2])
+def test_interleaving_plan_matches_scipy_binomtest(difference):
+    """The power of the exact binomial test counted with scipy.stats.binomtest
+    itself, outcome by outcome, and checked by simulation."""
+    n = ml.users_needed(difference, design="interleaving")
+    share = 0.5 + difference
+
+    def power(size):
+        k = np.arange(size + 1)
+        reject = np.array([stats.binomtest(int(j), size, 0.5).pvalue <= 0.05 for j in k])
+        return stats.binom.pmf(k[reject], size, share).sum()
+
+    assert ml.power_of(n, difference, design="interleaving") == pytest.approx(power(n),
+                                                                             rel=1e-9)
+    assert power(n) >= 0.8
+    # the first size reaching 0.8: none of the 10 sizes below does
+    assert all(power(size) < 0.8 for size in range(max(1, n - 10), n))
+    rng = np.random.default_rng(1)
+    wins = rng.binomial(n, share, 3000)
+    rate = np.mean([stats.binomtest(int(w), n, 0.5).pvalue <= 0.05 for w in wins])
+    assert abs(rate - power(n)) < 4 * math.sqrt(0.2 * 0.8 / 3000)
+
+
+def test_proportions_reuse_the_ab_test_planning():
+    assert ml.users_needed(0.005, design="proportions", baseline_rate=0.05) == \
+        ml.sample_size_per_group(0.05, 0.005)
+    d = ml.detectable_difference(31234, design="proportions", baseline_rate=0.05)
+    assert ml.power_two_proportions(0.05, d, 31234) == pytest.approx(0.8, abs=1e-9)
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda: ml.users_needed(0.1), ValueError, "needs variance="),
+    (lambda: ml.users_needed(0, variance=1), ValueError, "difference must be non-zero"),
+    (lambda: ml.users_needed(0.1, variance=-1), ValueError, "variance"),
+    (lambda: ml.users_needed(0.1, design="ab"), ValueError, "design must be one of"),
+    (lambda: ml.users_needed(0.6, design="interleaving"), ValueError, "< 0.5"),
+    (lambda: ml.users_needed(0.1, design="interleaving", variance=1), ValueError,
+     "variance= is not used"),
+    (lambda: ml.users_needed(0.01, design="proportions"), ValueError, "baseline_rate"),
+    (lambda: ml.users_needed(0.1, variance=1, power=80), ValueError, "power"),
+    (lambda: ml.users_needed(0.1, variance=1, method="sakai", design="two_sample"),
+     ValueError, "method='sakai'"),
+    (lambda: ml.detectable_difference(2.5, variance=1), TypeError, "n must be"),
+    (lambda: ml.detectable_difference(3, design="interleaving"), ValueError, "too small"),
+    (lambda: ml.users_needed("0.1", variance=1), TypeError, "difference"),
+])
+def test_planning_bad_input(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
