@@ -630,3 +630,17 @@ def test_proportions_reuse_the_ab_test_planning():
 def test_planning_bad_input(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+def test_readme_block_runs():
+    """The README's comparison example, on the tables its examples take."""
+    import re
+
+    from test_wheel_install import PRELUDE
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"^```python\n(.*?)^```", readme, re.S | re.M)
+                 if "ml.compare(" in b)
+    namespace = {"ml": ml}
+    exec(PRELUDE + block, namespace)
+    assert len(namespace["report"].table) == 2 and namespace["n"] > 2
