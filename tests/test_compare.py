@@ -644,3 +644,54 @@ def test_readme_block_runs():
     namespace = {"ml": ml}
     exec(PRELUDE + block, namespace)
     assert len(namespace["report"].table) == 2 and namespace["n"] > 2
+
+
+# ------------------------------------------------------------------ one report
+def test_online_report_puts_offline_interleaving_and_ab_side_by_side():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(3)
+    results, _ = _world(1, 40, 2, "int")
+    offline = ml.compare(results, baseline="sys0")
+    ab = ml.two_proportion_test(480, 10_000, 545, 10_000)
+    pre_c, pre_t = rng.normal(5, 1, 500), rng.normal(5, 1, 500)
+    cuped = ml.cuped_test(pre_c + rng.normal(0, .5, 500), pre_c,
+                          pre_t + 0.1 + rng.normal(0, .5, 500), pre_t)
+    clicks_c, clicks_t = rng.poisson(2, 300), rng.poisson(2.2, 300)
+    ratio = ml.ratio_metric_test(clicks_c, clicks_c + 10, clicks_t, clicks_t + 10)
+    il = ml.interleaving_test(rng.poisson(1.1, 400), rng.poisson(1.0, 400))
+    report = ml.online_report({"CTR": ab, "dwell": cuped, "clicks/view": ratio,
+                               "interleaved clicks": il},
+                              system="sys1", baseline="sys0", offline=offline,
+                              correction="bh")
+    t = report.table
+    assert t["design"].tolist() == ["offline", "offline", "A/B (proportions)",
+                                    "A/B (CUPED)", "A/B (ratio metric)", "interleaving"]
+    for k, result, diff in [(2, ab, ab.absolute_lift), (3, cuped, cuped.difference),
+                            (4, ratio, ratio.absolute_lift)]:
+        assert (t.loc[k, "difference"], t.loc[k, "diff_low"], t.loc[k, "diff_high"],
+                t.loc[k, "p_value"]) == (diff, result.ci_low, result.ci_high,
+                                         result.p_value)
+    decided = il.wins_a + il.wins_b
+    ci = stats.binomtest(il.wins_a, decided).proportion_ci(0.95, method="exact")
+    assert t.loc[5, "difference"] == pytest.approx(il.wins_a / decided - 0.5, abs=1e-15)
+    assert (t.loc[5, "diff_low"], t.loc[5, "diff_high"]) == pytest.approx(
+        (ci.low - 0.5, ci.high - 0.5), abs=1e-15)
+    assert t.loc[:1, "p_value"].tolist() == offline.table["p_value"].tolist()
+    ref = multipletests(t["p_value"], method="fdr_bh")[1]
+    assert np.max(np.abs(t["p_corrected"] - ref)) <= 1e-12
+    for text in (repr(report), report.to_markdown(), report.to_latex()):
+        assert "interleaving" in text and "CUPED" in text and "Benjamini" in text
+
+
+def test_online_report_bad_input():
+    ab = ml.two_proportion_test(480, 10_000, 545, 10_000)
+    one_sided = ml.two_proportion_test(480, 10_000, 545, 10_000, alternative="greater")
+    with pytest.raises(ValueError, match="one-sided"):
+        ml.online_report({"CTR": one_sided}, system="B", baseline="A")
+    with pytest.raises(TypeError, match=r"online\['x'\] must be the result"):
+        ml.online_report({"x": 0.5}, system="B", baseline="A")
+    with pytest.raises(TypeError, match="offline must be a ComparisonReport"):
+        ml.online_report({"CTR": ab}, system="B", baseline="A", offline=pd.DataFrame())
+    with pytest.raises(ValueError, match="correction"):
+        ml.online_report({"CTR": ab}, system="B", baseline="A", correction="fdr")

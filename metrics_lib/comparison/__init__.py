@@ -9,8 +9,9 @@ plan a paired (offline), interleaving or A/B experiment.
 
 from .compare import compare
 from .corrections import correct_p_values
+from .online_rows import online_report
 from .planning import detectable_difference, power_of, users_needed
 from .report import ComparisonReport
 
 __all__ = ["compare", "correct_p_values", "ComparisonReport", "users_needed",
-           "detectable_difference", "power_of"]
+           "detectable_difference", "power_of", "online_report"]

@@ -32,6 +32,23 @@ def _p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def _num(value, spec: str) -> str:
+    """``value`` formatted, or empty when it is missing (an online row has no
+    wins or no interval of the mean)."""
+    return "" if pd.isna(value) else format(value, spec)
+
+
+def _span(estimate, low, high, spec: str) -> str:
+    if pd.isna(estimate):
+        return ""
+    interval = "" if pd.isna(low) else f" [{format(low, spec)}, {format(high, spec)}]"
+    return format(estimate, spec) + interval
+
+
+def _counts(wins, ties, losses) -> str:
+    return "" if pd.isna(wins) else f"{int(wins)}/{int(ties)}/{int(losses)}"
+
+
 class ComparisonReport:
     """The result of :func:`metrics_lib.compare`.
 
@@ -64,7 +81,7 @@ class ComparisonReport:
     """
 
     def __init__(self, table: pd.DataFrame, *, test, correction, alpha, confidence,
-                 interval, n_users, notes=()):
+                 interval, n_users, notes=(), description=None):
         self.table = table
         self.test = test
         self.correction = correction
@@ -74,11 +91,14 @@ class ComparisonReport:
         self.family_size = len(table)
         self.n_users = n_users
         self.notes = tuple(notes)
+        self.description = description
 
     # -- text ---------------------------------------------------------------
     def describe(self) -> str:
         """The sentences that say how the table was computed."""
         level = f"{self.confidence:.0%}"
+        if self.description is not None:
+            return self.description + "".join(" " + note for note in self.notes)
         return (f"{self.n_users} users paired across systems. Mean: {level} Student-t "
                 f"interval. Difference: system minus baseline per user, {level} "
                 f"{self.interval} interval. Effect size d_z: mean paired difference / "
@@ -95,16 +115,18 @@ class ComparisonReport:
         t = self.table
         shown = pd.DataFrame({
             "metric": t["metric"], "system": t["system"], "baseline": t["baseline"],
-            "mean [CI]": [f"{m:.4f} [{lo:.4f}, {hi:.4f}]" for m, lo, hi in
+            "mean [CI]": [_span(m, lo, hi, ".4f") for m, lo, hi in
                           zip(t["mean"], t["mean_low"], t["mean_high"])],
-            "diff [CI]": [f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]" for d, lo, hi in
+            "diff [CI]": [_span(d, lo, hi, "+.4f") for d, lo, hi in
                           zip(t["difference"], t["diff_low"], t["diff_high"])],
-            "d_z": [f"{e:+.2f}" for e in t["effect_dz"]],
-            "W/T/L": [f"{w}/{ti}/{lo}" for w, ti, lo in
+            "d_z": [_num(e, "+.2f") for e in t["effect_dz"]],
+            "W/T/L": [_counts(w, ti, lo) for w, ti, lo in
                       zip(t["wins"], t["ties"], t["losses"])],
             "p": [_p(p) for p in t["p_value"]],
             "p corr.": [_p(p) for p in t["p_corrected"]],
             "verdict": t["verdict"]})
+        if "design" in t.columns:
+            shown.insert(1, "design", t["design"])
         if "tie_flip" in t.columns:
             shown["tie orders"] = [
                 f"best: {b}; worst: {w}" + (" (FLIPS)" if f else "")
@@ -152,11 +174,15 @@ class ComparisonReport:
         rows = []
         for r in t.itertuples(index=False):
             mark = {"better": "$^{\\dagger}$", "worse": "$^{\\ddagger}$"}.get(r.verdict, "")
+            design = getattr(r, "design", "offline")
+            metric = r.metric if design == "offline" else f"{r.metric} ({design})"
             rows.append(" & ".join([
-                _latex(r.metric), _latex(r.system), _latex(r.baseline),
-                f"{r.mean:.4f}{mark}", f"[{r.mean_low:.4f}, {r.mean_high:.4f}]",
-                f"{r.difference:+.4f}", f"[{r.diff_low:+.4f}, {r.diff_high:+.4f}]",
-                f"{r.effect_dz:+.2f}", f"{r.wins}/{r.ties}/{r.losses}",
+                _latex(metric), _latex(r.system), _latex(r.baseline),
+                _num(r.mean, ".4f") + mark,
+                "" if pd.isna(r.mean_low) else f"[{r.mean_low:.4f}, {r.mean_high:.4f}]",
+                f"{r.difference:+.4f}",
+                "" if pd.isna(r.diff_low) else f"[{r.diff_low:+.4f}, {r.diff_high:+.4f}]",
+                _num(r.effect_dz, "+.2f"), _counts(r.wins, r.ties, r.losses),
                 _latex(_p(r.p_corrected))]) + " \\\\")
         note = (f"$^{{\\dagger}}$ / $^{{\\ddagger}}$: significantly better / worse than "
                 f"the baseline at $\\alpha = {self.alpha:g}$. " + _latex(self.describe()))
