@@ -108,6 +108,14 @@ def online_report(online, *, system, baseline, offline=None, correction="holm",
     corrected together and the verdicts recomputed ("better" when the
     corrected p-value is below ``alpha`` and the difference positive).
 
+    References
+    ----------
+    .. [1] R. Kohavi, D. Tang and Y. Xu, *Trustworthy Online Controlled
+       Experiments*, Cambridge University Press, 2020.
+    .. [2] O. Chapelle, T. Joachims, F. Radlinski and Y. Yue, "Large-scale
+       validation and analysis of interleaved search evaluation", ACM TOIS
+       30(1), 2012.
+
     Examples
     --------
     >>> from metrics_lib import interleaving_test, online_report, two_proportion_test

@@ -67,12 +67,33 @@ def power_of(n, difference, *, design="paired", variance=None, baseline_rate=Non
              alpha=0.05, method="exact"):
     """Power of a design with ``n`` users (per group for A/B tests).
 
-    Parameters and designs as in :func:`users_needed`.
+    Parameters
+    ----------
+    n : int
+        Users (``"paired"``), users per group (``"two_sample"``,
+        ``"proportions"``) or decided impressions (``"interleaving"``).
+    difference : float
+        The true difference, as in :func:`users_needed`.
+    design, variance, baseline_rate, alpha, method
+        As in :func:`users_needed`.
 
     Returns
     -------
     float
         Probability that the two-sided test rejects at level ``alpha``.
+
+    Notes
+    -----
+    The power functions :func:`users_needed` inverts in ``n`` and
+    :func:`detectable_difference` in ``difference``: the noncentral t
+    (paired, two-sample), Nagata's approximation (``method="sakai"``), the
+    exact binomial test (interleaving), the two-proportion z test
+    (:func:`~metrics_lib.power_two_proportions`).
+
+    References
+    ----------
+    .. [1] T. Sakai, "Topic set size design", Information Retrieval Journal
+       19(3), 2016, 256-283.
 
     Examples
     --------
@@ -290,6 +311,17 @@ def detectable_difference(n, *, design="paired", variance=None, baseline_rate=No
     ValueError
         If no difference reaches ``power`` with ``n`` (too few users or
         impressions), or on the errors of :func:`users_needed`.
+
+    Notes
+    -----
+    The root in ``difference`` of ``power_of(n, difference) = power``
+    (Brent's method; the power grows with the difference). Sakai calls it
+    the minimum detectable difference of a topic set size.
+
+    References
+    ----------
+    .. [1] T. Sakai, "Topic set size design", Information Retrieval Journal
+       19(3), 2016, 256-283.
 
     Examples
     --------
