@@ -480,6 +480,14 @@ def test_nan_and_mixed_id_kinds_are_refused():
     c = pd.DataFrame({"m": [0.2, 0.1, 0.2]}, index=pd.Index(["1", "2", "3"], name="user"))
     with pytest.raises(TypeError, match="different kinds"):
         ml.compare({"b": b, "c": c})
+    named = b.assign(label=["x", "y", "z"])  # a text column is fine when not compared
+    assert ml.compare({"a": named, "b": b.assign(label="w")}, metrics="m").table.shape[0] == 1
+    with pytest.raises(TypeError, match=r"results\['a'\] column 'label' is not numeric"):
+        ml.compare({"a": named, "b": b.assign(label="w")})
+    nullable = b.astype({"m": "Float64"})
+    nullable.loc[3, "m"] = pd.NA
+    with pytest.raises(ValueError, match=r"results\['n'\].*non-finite.*user 3"):
+        ml.compare({"n": nullable, "b": b})
 
 
 # ------------------------------------------------------------------ tie orders

@@ -57,14 +57,19 @@ def _read_one(name: str, table, user_col) -> pd.DataFrame:
     else:
         raise TypeError(f"{name} must be a table of per-user results (pandas, Polars or "
                         f"pyarrow, as evaluate returns it); got {type(table).__name__}")
-    try:
-        values = frame.astype(float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} has a column that is not numeric; per-user results "
-                        f"hold one number per user and metric (columns: "
-                        f"{show(list(frame.columns))})") from None
+    values = frame.copy(deep=False)  # the caller's table keeps its index
     values.index = users
     return values
+
+
+def _column(name: str, table: pd.DataFrame, metric, users: pd.Index) -> np.ndarray:
+    """One metric of one system, as floats in the order of ``users``."""
+    try:
+        return table[metric].reindex(users).to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise TypeError(f"results[{show(name)}] column {show(metric)} is not numeric "
+                        f"(dtype {table[metric].dtype}); per-user results hold one "
+                        "number per user and metric") from None
 
 
 def per_user_tables(results) -> dict:
@@ -136,7 +141,7 @@ def paired_matrices(results, metrics, missing: str, user_col="user"):
     users = users[order]
     matrices = {}
     for metric in metrics:
-        matrix = np.column_stack([tables[name][metric].reindex(users).to_numpy(float)
+        matrix = np.column_stack([_column(name, tables[name], metric, users)
                                   for name in names])
         bad = ~np.isfinite(matrix)
         if bad.any():
