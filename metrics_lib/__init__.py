@@ -223,3 +223,11 @@ __all__ = [
     "BootstrapInterval",
     "PermutationTest",
 ]
+
+# issue 28: comparison reports (metrics_lib/comparison)
+from .comparison import (ComparisonReport, compare, correct_p_values,
+                         detectable_difference, online_report, power_of,
+                         users_needed)
+
+__all__ += ["compare", "ComparisonReport", "correct_p_values", "users_needed",
+            "detectable_difference", "power_of", "online_report"]
