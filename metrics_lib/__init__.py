@@ -5,9 +5,9 @@ trec_eval; every other convention in use by other libraries is an explicit
 keyword, so that a number can always be traced to a definition.
 
 The public names load on first use (``__getattr__`` below, PEP 562), so that
-``import metrics_lib`` costs numpy and no more: pandas, scipy, Arrow, the data
-sets and the online experiments are imported by the first call that needs
-them. ``from metrics_lib import evaluate``, ``dir()``, ``__all__`` and
+``import metrics_lib`` imports nothing heavy: numpy, pandas, scipy, Arrow, the
+data sets and the online experiments are imported by the first call that
+needs them. ``from metrics_lib import evaluate``, ``dir()``, ``__all__`` and
 ``metrics_lib.beyond.novelty`` work as with eager imports.
 """
 
