@@ -28,6 +28,19 @@ count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
 computes the measures of that set offered here (a note on stderr says so).
 ``tests/test_trec_cli_grammar.py`` compares both programs on generated command
 lines and files.
+
+``-m`` also takes every name :func:`metrics_lib.evaluate` takes (``ndcg@10``,
+``p@5``, ``ndcg_cut_10``, ``mrr@10``, ``iprec_at_recall@0.5``), which
+trec_eval 10.0 refuses (``trec_eval: illegal measure``, exit 1); so nothing
+trec_eval accepts changes. Such a measure is computed by the same registry
+entry as trec_eval's spelling of it (``ndcg@10`` is ``ndcg_cut.10``) and
+printed after trec_eval's measures, in command line order, under the name as
+written, with four decimals and averaged over the queries (a count such as
+``NUM_REL`` as trec_eval prints and sums it). A name that neither grammar
+knows stops with exit 1 and the closest names of both; evaluate's names are
+refused with a negative ``-l``, whose trec_eval rule (unjudged documents
+count as relevant) is defined for trec_eval's measures only.
+``tests/test_metric_grammar.py`` checks both doors on every registered name.
 """
 
 from __future__ import annotations
@@ -107,9 +120,11 @@ def _mark_measures(specs):
 
     ``-m name.params`` records its parameters (an empty list after the ``.``
     stops trec_eval with exit 1); a nickname marks its measures; an unknown
-    name stops with exit 1. Returns (marked names, [(name, params)], notes).
+    name stops with exit 1, unless :func:`evaluate` takes it (``ndcg@10``):
+    such names come back apart. Returns (marked names, [(name, params)],
+    notes, [(column, kind, k)] of evaluate's names in command line order).
     """
-    marked, arguments, notes = set(), [], []
+    marked, arguments, notes, extras = set(), [], [], []
     for spec in specs:
         name, dot, params = spec.partition(".")
         if dot:
@@ -129,9 +144,28 @@ def _mark_measures(specs):
             raise _Refused(f"trec_eval: measure '{name}' (-m {spec}) is trec_eval's but "
                            f"not computed by this drop-in (offered: {_offered()})", 1)
         else:
-            raise _Refused(f"trec_eval: illegal measure '{spec}' (this drop-in "
-                           f"offers: {_offered()})", 1)
-    return marked, arguments, notes
+            extras += _library_names(spec)
+    return marked, arguments, notes, extras
+
+
+class _Extra(tuple):
+    """(kind, k) of a measure named in :func:`evaluate`'s grammar, not trec_eval's."""
+
+
+def _library_names(spec: str) -> list[tuple[str, str, object]]:
+    """[(column, kind, k)] of a ``-m`` that trec_eval refuses but evaluate takes.
+
+    trec_eval stops with exit 1 on such a name (``ndcg@10``, ``p@5``,
+    ``ndcg_cut_10``); here it is computed by the same registry entry as the
+    trec_eval spelling and printed under the name as written. Unknown in
+    both grammars, it stops with exit 1 and the closest names of both.
+    """
+    try:
+        columns = registry.expand_metric(spec)
+    except ValueError as error:  # its message offers the closest names of both
+        raise _Refused(f"trec_eval: illegal measure '{spec}' (neither trec_eval's, "
+                       f"offered here: {_offered()}; nor evaluate's: {error})", 1) from None
+    return columns
 
 
 def _cutoffs(name: str, params: str, read):
@@ -175,7 +209,7 @@ def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
     (``map.5``) ignores them; errors in the parameters stop with exit 2, and
     only after every ``-m`` was marked (exit 1 first), as trec_eval does.
     """
-    marked, arguments, notes = _mark_measures(specs)
+    marked, arguments, notes, extras = _mark_measures(specs)
     chosen = {}
     for name in _TABLE:
         if name not in marked:
@@ -191,6 +225,8 @@ def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
         else:
             chosen[name] = _cutoffs(name, params,
                                     _atof if name == "iprec_at_recall" else _atol)
+    for column, kind, k in extras:  # after trec_eval's, in command line order
+        chosen.setdefault(column, _Extra((kind, k)))
     return chosen, notes
 
 
@@ -219,13 +255,37 @@ def _columns(measures) -> list[tuple[str, str, float | None]]:
     for name, params in measures.items():
         if name in ("runid", "num_q"):
             continue
-        if name == "iprec_at_recall":
+        if isinstance(params, _Extra):
+            out.append((name, *_library_metric(*params)))
+        elif name == "iprec_at_recall":
             out += _iprec_names(params)
         elif name in _CUT_LIBRARY:
             out += [(f"{name}_{k}", _CUT_LIBRARY[name].format(k), None) for k in params]
         else:
             out.append((name, _TABLE[name], None))
     return out
+
+
+def _library_metric(kind: str, k) -> tuple[str, float | None]:
+    """(library metric, recall level or None) for evaluate's (kind, k).
+
+    The trec_eval measure's own library name where the metric declares one
+    of that shape (``("ndcg", 10)`` -> ``ndcg@10``, as ``ndcg_cut.10``), so
+    both spellings are one computation.
+    """
+    metric = registry.get(kind)
+    if metric.cutoff == "level":
+        return _iprec_names([k])[0][1:]
+    for measure in metric.trec_eval:
+        if (k is None) != ("{}" in measure.library):
+            return measure.library.format(k), None
+    return metric.display_name + ("" if k is None else f"@{k}"), None
+
+
+def _role(column) -> str:
+    """The name that decides how a column prints and sums (its trec_eval measure)."""
+    printed, metric, _ = column
+    return metric if metric in _COUNTS else printed
 
 
 def _as_latin1(array):
@@ -658,6 +718,12 @@ def _options(args):
         raise _Refused(f"-M {args.M}: the number of documents per query must be >= 0 "
                        "(trec_eval 10.0 crashes on a negative -M)", 1)
     level = _atol(args.l)
+    extra = [name for name, params in measures.items() if isinstance(params, _Extra)]
+    if level < 0 and extra:
+        raise _Refused(f"-l {args.l}: a negative level is offered for trec_eval's own "
+                       f"measure names only, not for {', '.join(extra)} (trec_eval's "
+                       "counting of unjudged documents there has no definition in "
+                       "evaluate)", 1)
     if level < 0:
         notes.append(f"note: -l {args.l}: trec_eval 10.0 counts ranked documents "
                      "that are not judged (or judged negative) as relevant but not in "
@@ -710,13 +776,16 @@ def _evaluate_until_stop(run, qrels, columns, options, partial):
             stop, first = error.query, error
 
 
-def _line(name, qid, value) -> str:
-    """One output line, as meas_print_single.c / meas_print_final.c print it."""
+def _line(name, qid, value, role=None) -> str:
+    """One output line, as meas_print_single.c / meas_print_final.c print it.
+
+    ``role``: the trec_eval measure whose format applies, if not ``name``.
+    """
     if isinstance(value, str):
         text = value
     elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
         text = "  -nan"
-    elif name in _COUNTS:
+    elif (role or name) in _COUNTS:
         text = str(int(value))
     else:
         text = f"{value:6.4f}"
@@ -727,7 +796,7 @@ def _query_lines(result, columns, query_ids) -> list[str]:
     """The -q lines: every query (in strcmp order of the ids), every column but gm_map."""
     shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
     table = result[shown].to_numpy()
-    return [_line(columns[position][0], query_ids[int(code)], value)
+    return [_line(columns[position][0], query_ids[int(code)], value, _role(columns[position]))
             for code, row in zip(result.index, table) for position, value in zip(shown, row)]
 
 
@@ -787,9 +856,11 @@ def main(argv=None) -> int:
             lines.append(_line("runid", "all", tag))  # the last line's tag, as trec_eval
         if "num_q" in measures:
             lines.append(_line("num_q", "all", str(len(result))))
-        for position, (printed, _, _) in enumerate(columns):
+        for position, column in enumerate(columns):
             values = result[position].to_numpy(float)
-            lines.append(_line(printed, "all", _summary(printed, values, args.c, qrels[2])))
+            role = _role(column)
+            lines.append(_line(column[0], "all", _summary(role, values, args.c, qrels[2]),
+                               role))
     _write(out, "".join(lines), encoding)
     return 0
 

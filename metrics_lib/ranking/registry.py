@@ -446,13 +446,12 @@ def _unknown_metric(name: str, lowered: str, match) -> ValueError:
     if dot and _trec_name(head) is None and "@" not in head and not head[-1:].isdigit():
         # trec_eval's spelling with a misspelt measure (ndcg_cutt.10)
         names = {m.name.lower(): m.name for metric in metrics() for m in metric.trec_eval
-                 if m.name != "gm_map"}
+                 if "{}" in m.library}  # the measures that take parameters
         hint = did_you_mean(head, names, suffix=f".{params}")
         hint = f" ({hint})" if hint else ""
-        return ValueError(f"unknown metric {show(name)}{hint}; trec_eval's measures are "
-                          f"{', '.join(sorted(names.values()))}, with their parameters "
-                          "after a '.' ('ndcg_cut.10'), or use this library's names "
-                          "('ndcg@10')")
+        return ValueError(f"unknown metric {show(name)}{hint}; trec_eval's measures with "
+                          f"parameters are {', '.join(sorted(names.values()))} "
+                          "('ndcg_cut.10'), or use this library's names ('ndcg@10')")
     base, _, cut = lowered.partition("@")
     if match is not None:
         base, cut = match.group("name"), match.group("k") or ""
