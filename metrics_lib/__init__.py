@@ -197,7 +197,7 @@ def __getattr__(name: str):
     if module is None:
         if name in _SUBMODULES:
             return importlib.import_module(f".{name}", __name__)
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
     if name == "evaluate" or name in _WITH_CONVENTION:
         # the presets install convention= into evaluate when imported
         importlib.import_module(".conventions", __name__)
@@ -218,12 +218,17 @@ class _Package(types.ModuleType):
     Importing the submodule ``metrics_lib.evaluate`` (which the presets and
     the command line do) makes Python bind it on the package under the same
     name as the function; the eager imports used to rebind the function
-    afterwards, and this keeps that meaning.
+    afterwards, and this keeps that meaning. The presets are imported then
+    too: they install ``convention=`` into evaluate, and ``__getattr__``
+    is not asked for a name that is already bound.
     """
 
     def __setattr__(self, name, value):
         if name == "evaluate" and isinstance(value, types.ModuleType):
             value = value.evaluate
+            super().__setattr__(name, value)
+            importlib.import_module(".conventions", self.__name__)
+            return
         super().__setattr__(name, value)
 
 
