@@ -270,9 +270,11 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     columns = _trec_spelling(name)
     if columns is not None:
         if len(columns) > 1:
+            what = "recall level" if _METRICS[columns[0][1]].cutoff == "level" else "cut-off"
             raise ValueError(f"metric {show(name)} names {len(columns)} metrics ("
-                             + ", ".join(show(c) for c, _, _ in columns) + "): evaluate "
-                             "takes it, one column each; parse_metric takes one of them")
+                             + ", ".join(show(c) for c, _, _ in columns) + f"): give one "
+                             f"{what}, such as {show(columns[0][0])}; evaluate takes the "
+                             "name as it is, one column each")
         return columns[0][1:]
     by_level = _with_level(name, lowered)
     if by_level is not None:
