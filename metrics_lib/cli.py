@@ -119,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
                "(trec_eval: where its per-grade counters cannot be allocated; with -q, as "
                "trec_eval, an exit 4 part-way comes after the earlier queries' lines); "
                "-h prints this help; -m all_trec prints the measures offered here; "
+               "-m also takes evaluate's names (ndcg@10, p@5, mrr@10), which trec_eval "
+               "refuses, printed after trec_eval's measures under the name as written; "
                "only '-' as the run reads standard input (trec_eval: any name starting "
                "with '-').")
     parser.add_argument("qrels", nargs="?", help="qrels file: qid iter docno relevance "
