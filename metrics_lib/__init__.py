@@ -3,118 +3,236 @@
 The companion library of the *Ranking Matters* book. Defaults follow
 trec_eval; every other convention in use by other libraries is an explicit
 keyword, so that a number can always be traced to a definition.
+
+The public names load on first use (``__getattr__`` below, PEP 562), so that
+``import metrics_lib`` imports nothing heavy: numpy, pandas, scipy, Arrow, the
+data sets and the online experiments are imported by the first call that
+needs them. ``from metrics_lib import evaluate``, ``dir()``, ``__all__`` and
+``metrics_lib.beyond.novelty`` work as with eager imports.
 """
 
-from .classification import (
-    ConfusionMatrix,
-    accuracy,
-    confusion_matrix,
-    f1_score,
-    precision,
-    recall,
-    roc_auc,
-)
-from .online import (
-    OffPolicyEstimate,
-    doubly_robust_estimate,
-    ips_estimate,
-    slate_ips_estimate,
-    snips_estimate,
-)
-from .datasets import (
-    LoggedRankings,
-    MovieLens100K,
-    SimulatedWorld,
-    load_movielens_100k,
-    sample_rankings,
-    simulate_world,
-)
-from .ranking import (
-    average_precision,
-    dcg_at_k,
-    f1_at_k,
-    hit_at_k,
-    hit_count_at_k,
-    mean_average_precision,
-    mean_reciprocal_rank,
-    ndcg_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank,
-)
-from .ranks import hits_at_k, mean_rank, mean_reciprocal_rank_from_ranks, rank_with_ties
-from .online import (
-    RateEstimate,
-    SampleRatioMismatch,
-    TwoProportionTest,
-    click_through_rate,
-    power_two_proportions,
-    sample_ratio_mismatch,
-    sample_size_per_group,
-    two_proportion_test,
-)
-from .online import (
-    CupedTest,
-    GroupSequentialBoundaries,
-    RatioEstimate,
-    RatioTest,
-    SequentialEstimateBias,
-    cuped_test,
-    group_sequential_boundaries,
-    ratio_metric,
-    ratio_metric_test,
-    sequential_bias_adjusted_estimate,
-    sequential_estimate_bias,
-)
-from .online import (
-    InterleavingCredit,
-    InterleavingTest,
-    TeamDraftBatch,
-    TeamDraftList,
-    interleaving_credit,
-    interleaving_test,
-    team_draft_interleave,
-    team_draft_interleave_many,
-)
-from .rating import mae, rmse
-from .evaluate import evaluate, parse_metric
-from ._missing import MissingUsersWarning
-from .conventions import PEERS, convention_metrics, convention_table, describe_convention
-from .conventions import with_convention as _with_convention
+from __future__ import annotations
 
-# the per-list functions take convention= too (metrics_lib/conventions.py)
-precision_at_k = _with_convention(precision_at_k)
-recall_at_k = _with_convention(recall_at_k)
-f1_at_k = _with_convention(f1_at_k)
-hit_at_k = _with_convention(hit_at_k)
-reciprocal_rank = _with_convention(reciprocal_rank)
-average_precision = _with_convention(average_precision)
-dcg_at_k = _with_convention(dcg_at_k)
-ndcg_at_k = _with_convention(ndcg_at_k)
-from .trec import read_trec_qrels, read_trec_run
-from .trec_measures import (
-    bpref,
-    floored_geometric_mean,
-    geometric_mean_average_precision,
-    interpolated_precision,
-    r_precision,
-)
-from .beyond import (
-    catalog_coverage,
-    gini_index,
-    intra_list_diversity,
-    novelty,
-    personalization,
-    serendipity,
-)
-from .online import (
-    BootstrapInterval,
-    PairedTTest,
-    PermutationTest,
-    paired_bootstrap_ci,
-    paired_permutation_test,
-    paired_t_test,
-)
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # type checkers and IDEs see every public name
+    from .classification import (
+        ConfusionMatrix,
+        accuracy,
+        confusion_matrix,
+        f1_score,
+        precision,
+        recall,
+        roc_auc,
+    )
+    from .online import (
+        BootstrapInterval,
+        CupedTest,
+        GroupSequentialBoundaries,
+        InterleavingCredit,
+        InterleavingTest,
+        OffPolicyEstimate,
+        PairedTTest,
+        PermutationTest,
+        RateEstimate,
+        RatioEstimate,
+        RatioTest,
+        SampleRatioMismatch,
+        SequentialEstimateBias,
+        TeamDraftBatch,
+        TeamDraftList,
+        TwoProportionTest,
+        click_through_rate,
+        cuped_test,
+        doubly_robust_estimate,
+        group_sequential_boundaries,
+        interleaving_credit,
+        interleaving_test,
+        ips_estimate,
+        paired_bootstrap_ci,
+        paired_permutation_test,
+        paired_t_test,
+        power_two_proportions,
+        ratio_metric,
+        ratio_metric_test,
+        sample_ratio_mismatch,
+        sample_size_per_group,
+        sequential_bias_adjusted_estimate,
+        sequential_estimate_bias,
+        slate_ips_estimate,
+        snips_estimate,
+        team_draft_interleave,
+        team_draft_interleave_many,
+        two_proportion_test,
+    )
+    from .datasets import (
+        LoggedRankings,
+        MovieLens100K,
+        SimulatedWorld,
+        load_movielens_100k,
+        sample_rankings,
+        simulate_world,
+    )
+    from .ranking import (
+        average_precision,
+        dcg_at_k,
+        f1_at_k,
+        hit_at_k,
+        hit_count_at_k,
+        mean_average_precision,
+        mean_reciprocal_rank,
+        ndcg_at_k,
+        precision_at_k,
+        recall_at_k,
+        reciprocal_rank,
+    )
+    from .ranks import (
+        hits_at_k,
+        mean_rank,
+        mean_reciprocal_rank_from_ranks,
+        rank_with_ties,
+    )
+    from .rating import (
+        mae,
+        rmse,
+    )
+    from .evaluate import (
+        evaluate,
+    )
+    from .ranking.registry import (
+        parse_metric,
+    )
+    from ._missing import (
+        MissingUsersWarning,
+    )
+    from .conventions import (
+        PEERS,
+        convention_metrics,
+        convention_table,
+        describe_convention,
+    )
+    from .trec import (
+        read_trec_qrels,
+        read_trec_run,
+    )
+    from .trec_measures import (
+        bpref,
+        floored_geometric_mean,
+        geometric_mean_average_precision,
+        interpolated_precision,
+        r_precision,
+    )
+    from .beyond import (
+        catalog_coverage,
+        gini_index,
+        intra_list_diversity,
+        novelty,
+        personalization,
+        serendipity,
+    )
+    from .conventions import PEERS
+
+# module -> the public names it provides (read on first access)
+_LAZY_MODULES = {
+    ".classification": (
+        "ConfusionMatrix", "accuracy", "confusion_matrix", "f1_score", "precision", "recall",
+        "roc_auc"
+    ),
+    ".online": (
+        "BootstrapInterval", "CupedTest", "GroupSequentialBoundaries", "InterleavingCredit",
+        "InterleavingTest", "OffPolicyEstimate", "PairedTTest", "PermutationTest",
+        "RateEstimate", "RatioEstimate", "RatioTest", "SampleRatioMismatch",
+        "SequentialEstimateBias", "TeamDraftBatch", "TeamDraftList", "TwoProportionTest",
+        "click_through_rate", "cuped_test", "doubly_robust_estimate",
+        "group_sequential_boundaries", "interleaving_credit", "interleaving_test",
+        "ips_estimate", "paired_bootstrap_ci", "paired_permutation_test", "paired_t_test",
+        "power_two_proportions", "ratio_metric", "ratio_metric_test", "sample_ratio_mismatch",
+        "sample_size_per_group", "sequential_bias_adjusted_estimate",
+        "sequential_estimate_bias", "slate_ips_estimate", "snips_estimate",
+        "team_draft_interleave", "team_draft_interleave_many", "two_proportion_test"
+    ),
+    ".datasets": (
+        "LoggedRankings", "MovieLens100K", "SimulatedWorld", "load_movielens_100k",
+        "sample_rankings", "simulate_world"
+    ),
+    ".ranking": (
+        "average_precision", "dcg_at_k", "f1_at_k", "hit_at_k", "hit_count_at_k",
+        "mean_average_precision", "mean_reciprocal_rank", "ndcg_at_k", "precision_at_k",
+        "recall_at_k", "reciprocal_rank"
+    ),
+    ".ranks": ("hits_at_k", "mean_rank", "mean_reciprocal_rank_from_ranks", "rank_with_ties"),
+    ".rating": ("mae", "rmse"),
+    ".evaluate": ("evaluate",),
+    ".ranking.registry": ("parse_metric",),
+    "._missing": ("MissingUsersWarning",),
+    ".conventions": ("PEERS", "convention_metrics", "convention_table", "describe_convention"),
+    ".trec": ("read_trec_qrels", "read_trec_run"),
+    ".trec_measures": (
+        "bpref", "floored_geometric_mean", "geometric_mean_average_precision",
+        "interpolated_precision", "r_precision"
+    ),
+    ".beyond": (
+        "catalog_coverage", "gini_index", "intra_list_diversity", "novelty", "personalization",
+        "serendipity"
+    ),
+}
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
+# the per-list functions take convention= too (metrics_lib/conventions/per_list.py)
+_WITH_CONVENTION = frozenset({"precision_at_k", "recall_at_k", "f1_at_k", "hit_at_k",
+                              "reciprocal_rank", "average_precision", "dcg_at_k", "ndcg_at_k"})
+# the subpackages and modules reachable as attributes (metrics_lib.beyond.novelty)
+_SUBMODULES = frozenset({
+    "batch", "beyond", "classification", "conventions", "counterfactual", "datasets",
+    "experiments", "interleaving", "online", "ranking", "ranks", "rating", "significance",
+    "trec", "trec_measures", "cli", "dask_support",
+})
+
+
+def __getattr__(name: str):
+    """Import a public name's module the first time the name is read (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        if name in _SUBMODULES:
+            return importlib.import_module(f".{name}", __name__)
+        raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+    if name == "evaluate" or name in _WITH_CONVENTION:
+        # the presets install convention= into evaluate when imported
+        importlib.import_module(".conventions", __name__)
+    value = getattr(importlib.import_module(module, __name__), name)
+    if name in _WITH_CONVENTION:
+        value = sys.modules[f"{__name__}.conventions"].with_convention(value)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """This package's module type: ``metrics_lib.evaluate`` stays the function.
+
+    Importing the submodule ``metrics_lib.evaluate`` (which the presets and
+    the command line do) makes Python bind it on the package under the same
+    name as the function; the eager imports used to rebind the function
+    afterwards, and this keeps that meaning. The presets are imported then
+    too: they install ``convention=`` into evaluate, and ``__getattr__``
+    is not asked for a name that is already bound.
+    """
+
+    def __setattr__(self, name, value):
+        if name == "evaluate" and isinstance(value, types.ModuleType):
+            value = value.evaluate
+            super().__setattr__(name, value)
+            importlib.import_module(".conventions", self.__name__)
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __version__ = "0.2.0"
 

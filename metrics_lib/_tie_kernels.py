@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln
 
 from ._kernels import block_starts
 from ._validation import show
@@ -192,6 +191,8 @@ def reorder_hits(first: np.ndarray, hit_rows: np.ndarray, hit_grades: np.ndarray
 
 def _log_choose(n, k):
     """log C(n, k) for arrays with 0 <= k <= n (float)."""
+    from scipy.special import gammaln  # here: scipy loads only when ties are averaged
+
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 

@@ -28,6 +28,19 @@ count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
 computes the measures of that set offered here (a note on stderr says so).
 ``tests/test_trec_cli_grammar.py`` compares both programs on generated command
 lines and files.
+
+``-m`` also takes every name :func:`metrics_lib.evaluate` takes (``ndcg@10``,
+``p@5``, ``ndcg_cut_10``, ``mrr@10``, ``iprec_at_recall@0.5``), which
+trec_eval 10.0 refuses (``trec_eval: illegal measure``, exit 1); so nothing
+trec_eval accepts changes. Such a measure is computed by the same registry
+entry as trec_eval's spelling of it (``ndcg@10`` is ``ndcg_cut.10``) and
+printed after trec_eval's measures, in command line order, under the name as
+written, with four decimals and averaged over the queries (a count such as
+``NUM_REL`` as trec_eval prints and sums it). A name that neither grammar
+knows stops with exit 1 and the closest names of both; evaluate's names are
+refused with a negative ``-l``, whose trec_eval rule (unjudged documents
+count as relevant) is defined for trec_eval's measures only.
+``tests/test_metric_grammar.py`` checks both doors on every registered name.
 """
 
 from __future__ import annotations
@@ -41,192 +54,14 @@ import numpy as np
 import pandas as pd
 
 from .evaluate import TIES, evaluate
+from ._cli_measures import (  # noqa: F401  (_TABLE, _TREC_EVAL_MEASURES: tests read them here)
+    _COUNTS, _MIN_GEO_MEAN, _TABLE, _TREC_EVAL_MEASURES, _Extra, _Refused, _columns,
+    _parse_measures, _role,
+)
 from .ranking import registry
-from .trec import _atof, _atol, _qrels_columns, _run_columns, _source
+from .trec import _atol, _qrels_columns, _run_columns, _source
 
 __all__ = ["main", "build_parser"]
-
-# Every measure of trec_eval 10.0, in its table's order (measures.c,
-# te_trec_measures), for telling a name trec_eval does not know (exit 1, as
-# trec_eval) from one it knows and this drop-in does not compute (refused,
-# exit 1, with the list offered).
-_TREC_EVAL_ORDER = tuple((
-    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
-    "iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg "
-    "binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success "
-    "set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret "
-    "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp "
-    "prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret "
-    "prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp "
-    "prefs_avgjg_imp map_avgjg P_avgjg Rprec_mult_avgjg yaap rbp rbp_resid unj").split())
-_TREC_EVAL_MEASURES = frozenset(_TREC_EVAL_ORDER)
-# The measures offered: those of trec_eval that a registered metric declares
-# (metrics_lib/ranking/registry.py, Metric.trec_eval), in trec_eval's measure
-# table order (measures.c, te_trec_measures); value: the library metric, or
-# the default parameters of a measure that takes cut-offs or recall levels.
-_TRECS = registry.trec_measures()
-_TABLE = {"runid": None, "num_q": None}
-_TABLE.update((name, _TRECS[name].default if "{}" in _TRECS[name].library
-               else _TRECS[name].library)
-              for name in _TREC_EVAL_ORDER if name in _TRECS)
-_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
-             "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")
-_COUNTS = tuple(name for name in _TABLE if name in _TRECS and _TRECS[name].integer)
-# measures with cut-offs -> library name pattern (iprec_at_recall's levels apart)
-_CUT_LIBRARY = {name: _TRECS[name].library for name in _TABLE
-                if name in _TRECS and "{}" in _TRECS[name].library
-                and registry.trec_measure(name)[0].cutoff != "level"}
-_MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
-
-
-# measures.c, trec_names ("-m all_trec"): the ones offered here are computed,
-# and a note on stderr says so.
-_ALL_TREC = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
-             "iprec_at_recall P relstring recall unj rbp rbp_resid infAP gm_bpref utility "
-             "11pt_avg ndcg relative_P Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg "
-             "binG G set_P set_recall set_relative_P set_map set_F "
-             "num_nonrel_judged_ret").split()
-_NICKNAMES = {"official": _OFFICIAL, "all_trec": tuple(n for n in _ALL_TREC if n in _TABLE)}
-
-
-class _Refused(Exception):
-    """An error trec_eval reports with this exit code."""
-
-    def __init__(self, message, code, query=None):
-        super().__init__(message)
-        self.code = code
-        self.query = query  # exit 4: the code of the query where trec_eval stops
-
-
-def _offered() -> str:
-    return ", ".join(["official", "all_trec", *_TABLE])
-
-
-def _mark_measures(specs):
-    """trec_eval.c ``mark_measure``: the marked measures and the (name, params) list.
-
-    ``-m name.params`` records its parameters (an empty list after the ``.``
-    stops trec_eval with exit 1); a nickname marks its measures; an unknown
-    name stops with exit 1. Returns (marked names, [(name, params)], notes).
-    """
-    marked, arguments, notes = set(), [], []
-    for spec in specs:
-        name, dot, params = spec.partition(".")
-        if dot:
-            if not params:
-                raise _Refused(f"trec_eval: improper measure in parameter '{name}' "
-                               f"(-m {spec}: nothing after the '.')", 1)
-            arguments.append((name, params))
-        if name in _NICKNAMES:
-            marked.update(_NICKNAMES[name])
-            if name == "all_trec":
-                notes.append("note: -m all_trec computes the measures of trec_eval's "
-                             "all_trec that this drop-in offers ("
-                             + ", ".join(_NICKNAMES[name]) + "); the others are not printed")
-        elif name in _TABLE:
-            marked.add(name)
-        elif name in _TREC_EVAL_MEASURES or name in ("set", "all_prefs", "prefs", "qrels_jg"):
-            raise _Refused(f"trec_eval: measure '{name}' (-m {spec}) is trec_eval's but "
-                           f"not computed by this drop-in (offered: {_offered()})", 1)
-        else:
-            raise _Refused(f"trec_eval: illegal measure '{spec}' (this drop-in "
-                           f"offers: {_offered()})", 1)
-    return marked, arguments, notes
-
-
-def _cutoffs(name: str, params: str, read):
-    """meas_init.c ``get_long_cutoffs``/``get_double_cutoffs``: sorted, unique."""
-    values = sorted(read(part) for part in params.split(","))
-    if any(v != v or math.isinf(v) for v in values):
-        # trec_eval prints e.g. iprec_at_recall_inf, from lround() of an infinite
-        # number (undefined in C): refused, by name
-        raise _Refused(f"trec_eval: measure '{name}.{params}': a recall level must be a "
-                       "finite number (trec_eval 10.0's value there is undefined)", 2)
-    if read is _atol and values[0] <= 0:
-        raise _Refused(f"trec_eval: Negative cutoff detected in '{name}.{params}' "
-                       "(cut-offs are read by atol and must be >= 1)", 2)
-    if any(a == b for a, b in zip(values, values[1:])):
-        raise _Refused(f"trec_eval: duplicate cutoffs detected in '{name}.{params}'", 2)
-    return tuple(values)
-
-
-def _check_pairs(params: str) -> None:
-    """meas_init.c ``get_param_pairs`` on ``ndcg.<grade>=<gain>,...``: always refused."""
-    last = ","
-    for char in params:
-        if char in ",=":
-            if char == last:
-                last = ","
-                break
-            last = char
-    if last != "=":
-        raise _Refused(f"trec_eval: malformed pair parameters in '{params}' (ndcg takes "
-                       "grade=gain pairs)", 2)
-    raise _Refused(f"trec_eval: -m ndcg.{params}: gain values for ndcg are not "
-                   "offered by this drop-in (its gain is the grade)", 1)
-
-
-def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
-    """``-m`` arguments -> ({trec_eval measure: parameters} in table order, notes).
-
-    As trec_eval 10.0: the parameters of a measure are those of the first
-    ``-m name.params`` that names it (meas_init.c ``te_init_meas_*`` take the
-    first match), whatever other ``-m`` say; a measure without parameters
-    (``map.5``) ignores them; errors in the parameters stop with exit 2, and
-    only after every ``-m`` was marked (exit 1 first), as trec_eval does.
-    """
-    marked, arguments, notes = _mark_measures(specs)
-    chosen = {}
-    for name in _TABLE:
-        if name not in marked:
-            continue
-        params = next((p for n, p in arguments if n == name), None)
-        default = _TABLE[name]
-        if name == "ndcg" and params is not None:
-            _check_pairs(params)
-        if not isinstance(default, tuple):
-            chosen[name] = None
-        elif params is None:
-            chosen[name] = default
-        else:
-            chosen[name] = _cutoffs(name, params,
-                                    _atof if name == "iprec_at_recall" else _atol)
-    return chosen, notes
-
-
-def _iprec_names(levels):
-    """(printed name, library metric, level above 1 or None) per recall level.
-
-    meas_init.c ``append_double``: ``"%s_%3.2f"`` into strlen(name) + 10 bytes,
-    so at most 9 characters follow the measure name. m_iprec_at_recall.c aims
-    at the ``lround(p * R)``-th relevant document: a level below 0 gives level
-    0's value; a level above 1 gives level 1's value when ``lround(p * R) == R``
-    and 0 otherwise (see :func:`_iprec_as_trec_eval`).
-    """
-    out = []
-    for p in levels:
-        printed = ("iprec_at_recall_%3.2f" % p)[:len("iprec_at_recall") + 9]
-        level = min(max(p, 0.0), 1.0)
-        metric = "iprec_at_recall_" + np.format_float_positional(level, unique=True,
-                                                                 trim="-")
-        out.append((printed, metric, p))
-    return out
-
-
-def _columns(measures) -> list[tuple[str, str, float | None]]:
-    """(printed name, library metric, recall level or None) per per-query value, in order."""
-    out = []
-    for name, params in measures.items():
-        if name in ("runid", "num_q"):
-            continue
-        if name == "iprec_at_recall":
-            out += _iprec_names(params)
-        elif name in _CUT_LIBRARY:
-            out += [(f"{name}_{k}", _CUT_LIBRARY[name].format(k), None) for k in params]
-        else:
-            out.append((name, _TABLE[name], None))
-    return out
-
 
 def _as_latin1(array):
     import pyarrow as pa
@@ -284,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
                "(trec_eval: where its per-grade counters cannot be allocated; with -q, as "
                "trec_eval, an exit 4 part-way comes after the earlier queries' lines); "
                "-h prints this help; -m all_trec prints the measures offered here; "
+               "-m also takes evaluate's names (ndcg@10, p@5, mrr@10), which trec_eval "
+               "refuses, printed after trec_eval's measures under the name as written; "
                "only '-' as the run reads standard input (trec_eval: any name starting "
                "with '-').")
     parser.add_argument("qrels", nargs="?", help="qrels file: qid iter docno relevance "
@@ -658,6 +495,12 @@ def _options(args):
         raise _Refused(f"-M {args.M}: the number of documents per query must be >= 0 "
                        "(trec_eval 10.0 crashes on a negative -M)", 1)
     level = _atol(args.l)
+    extra = [name for name, params in measures.items() if isinstance(params, _Extra)]
+    if level < 0 and extra:
+        raise _Refused(f"-l {args.l}: a negative level is offered for trec_eval's own "
+                       f"measure names only, not for {', '.join(extra)} (trec_eval's "
+                       "counting of unjudged documents there has no definition in "
+                       "evaluate)", 1)
     if level < 0:
         notes.append(f"note: -l {args.l}: trec_eval 10.0 counts ranked documents "
                      "that are not judged (or judged negative) as relevant but not in "
@@ -710,13 +553,16 @@ def _evaluate_until_stop(run, qrels, columns, options, partial):
             stop, first = error.query, error
 
 
-def _line(name, qid, value) -> str:
-    """One output line, as meas_print_single.c / meas_print_final.c print it."""
+def _line(name, qid, value, role=None) -> str:
+    """One output line, as meas_print_single.c / meas_print_final.c print it.
+
+    ``role``: the trec_eval measure whose format applies, if not ``name``.
+    """
     if isinstance(value, str):
         text = value
     elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
         text = "  -nan"
-    elif name in _COUNTS:
+    elif (role or name) in _COUNTS:
         text = str(int(value))
     else:
         text = f"{value:6.4f}"
@@ -727,7 +573,7 @@ def _query_lines(result, columns, query_ids) -> list[str]:
     """The -q lines: every query (in strcmp order of the ids), every column but gm_map."""
     shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
     table = result[shown].to_numpy()
-    return [_line(columns[position][0], query_ids[int(code)], value)
+    return [_line(columns[position][0], query_ids[int(code)], value, _role(columns[position]))
             for code, row in zip(result.index, table) for position, value in zip(shown, row)]
 
 
@@ -787,9 +633,11 @@ def main(argv=None) -> int:
             lines.append(_line("runid", "all", tag))  # the last line's tag, as trec_eval
         if "num_q" in measures:
             lines.append(_line("num_q", "all", str(len(result))))
-        for position, (printed, _, _) in enumerate(columns):
+        for position, column in enumerate(columns):
             values = result[position].to_numpy(float)
-            lines.append(_line(printed, "all", _summary(printed, values, args.c, qrels[2])))
+            role = _role(column)
+            lines.append(_line(column[0], "all", _summary(role, values, args.c, qrels[2]),
+                               role))
     _write(out, "".join(lines), encoding)
     return 0
 

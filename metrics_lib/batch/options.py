@@ -45,12 +45,13 @@ def _parse_metrics(metrics) -> list[tuple[str, str, int | None]]:
     if not names:
         raise ValueError("metrics is empty: name at least one metric")
     parsed, seen = [], set()
-    for name in names:
-        kind, k = registry.parse_metric(name)
-        if name in seen:
-            raise ValueError(f"metric {show(name)} is listed twice")
-        seen.add(name)
-        parsed.append((name, kind, k))
+    for written in names:
+        # trec_eval's map_cut.5,10 is two columns (registry.expand_metric)
+        for name, kind, k in registry.expand_metric(written):
+            if name in seen:
+                raise ValueError(f"metric {show(name)} is listed twice")
+            seen.add(name)
+            parsed.append((name, kind, k))
     return parsed
 
 

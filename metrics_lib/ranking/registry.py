@@ -29,7 +29,7 @@ from typing import Callable
 from .._validation import did_you_mean, show
 
 __all__ = ["Metric", "TrecMeasure", "register", "get", "metrics", "parse_metric",
-           "trec_measure", "trec_measures"]
+           "expand_metric", "trec_measure", "trec_measures"]
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,9 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         ``recall``, ``f1``, ``hit`` (``success``, ``hr``), ``mrr`` (``rr``,
         ``recip_rank``), ``map`` (``ap``), ``ndcg``, ``dcg``. The trec_eval
         spellings ``P_10``, ``recall_10``, ``success_10``, ``map_cut_10`` and
-        ``ndcg_cut_10`` are accepted as well. Case is ignored.
+        ``ndcg_cut_10`` are accepted as well, and so are trec_eval's command
+        line names with one parameter (``ndcg_cut.10``, ``P.5``,
+        ``iprec_at_recall.0.5``; see :func:`expand_metric`). Case is ignored.
         trec_eval's other standard measures, which take no cut-off:
         ``rprec`` (``r_precision``, ``r-precision``), ``bpref``, ``num_ret``,
         ``num_rel``, ``num_rel_ret``; and ``iprec_at_recall_<level>``
@@ -258,13 +260,22 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     (('ndcg', 10), ('ap', None), ('precision', 5))
     >>> parse_metric("Rprec"), parse_metric("iprec_at_recall_0.50")
     (('rprec', None), ('iprec_at_recall', 0.5))
-    >>> parse_metric("num_rel_ret@10")
-    ('num_rel_ret', 10)
+    >>> parse_metric("num_rel_ret@10"), parse_metric("ndcg_cut.10")
+    (('num_rel_ret', 10), ('ndcg', 10))
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings; got {type(name).__name__} "
                         f"{show(name)}")
     lowered = name.strip().lower()
+    columns = _trec_spelling(name)
+    if columns is not None:
+        if len(columns) > 1:
+            what = "recall level" if _METRICS[columns[0][1]].cutoff == "level" else "cut-off"
+            raise ValueError(f"metric {show(name)} names {len(columns)} metrics ("
+                             + ", ".join(show(c) for c, _, _ in columns) + f"): give one "
+                             f"{what}, such as {show(columns[0][0])}; evaluate takes the "
+                             "name as it is, one column each")
+        return columns[0][1:]
     by_level = _with_level(name, lowered)
     if by_level is not None:
         return by_level
@@ -290,6 +301,117 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
             raise ValueError(f"metric {show(name)}: the cut-off must be a positive "
                              "integer")
     return kind, k
+
+
+def expand_metric(name: str) -> list[tuple[str, str, int | float | None]]:
+    """The columns that metric name ``name`` asks :func:`evaluate` for.
+
+    One name is one column, except trec_eval's command line names (``-m``)
+    that stand for several measures: ``map_cut.5,10`` is two columns,
+    ``"map_cut.5"`` and ``"map_cut.10"``, and a measure that takes
+    parameters, named without them, has trec_eval's defaults
+    (``"ndcg_cut"``: ``"ndcg_cut.5"`` ... ``"ndcg_cut.1000"``;
+    ``"iprec_at_recall"``: its eleven recall levels).
+
+    Parameters
+    ----------
+    name : str
+        Any name :func:`parse_metric` takes, or a trec_eval measure with its
+        parameters (``ndcg_cut.5,10``; case is ignored).
+
+    Returns
+    -------
+    list of (column, kind, k)
+        ``column`` is ``name`` itself when it stands for one metric, else
+        ``<name>.<parameter>``; ``kind`` and ``k`` as :func:`parse_metric`
+        returns them.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string.
+    ValueError
+        As :func:`parse_metric`, and for a parameter that is not a positive
+        integer (a cut-off) or a number in [0, 1] (a recall level), or given
+        twice.
+
+    Notes
+    -----
+    ``P``, ``recall`` and ``success`` without a parameter keep this
+    library's meaning, the whole list (as ``"precision"``, ``"recall"``,
+    ``"hit"``), where trec_eval's ``-m P`` means its nine default cut-offs.
+    trec_eval reads cut-offs with C's ``atol`` (``P.5x`` is ``P_5``) and
+    ignores a parameter given to a measure that takes none (``map.5``); here
+    both are refused, since a name that does not say what it computes is a
+    wrong number waiting to happen.
+
+    Examples
+    --------
+    >>> from metrics_lib.ranking.registry import expand_metric
+    >>> expand_metric("map_cut.5,10")
+    [('map_cut.5', 'ap', 5), ('map_cut.10', 'ap', 10)]
+    >>> expand_metric("ndcg@10"), expand_metric("P.5")
+    ([('ndcg@10', 'ndcg', 10)], [('P.5', 'precision', 5)])
+    """
+    columns = _trec_spelling(name)
+    return columns if columns is not None else [(name, *parse_metric(name))]
+
+
+def _trec_name(lowered_base: str):
+    """(trec_eval's spelling, metric, declaration) of a measure name in any case, or None."""
+    for metric in metrics():
+        for measure in metric.trec_eval:
+            if measure.name.lower() == lowered_base:
+                return measure.name, metric, measure
+    return None
+
+
+def _trec_spelling(name):
+    """``[(column, kind, k)]`` for trec_eval's ``-m`` spelling, else None (not one)."""
+    if not isinstance(name, str):
+        return None
+    written = name.strip()
+    base, dot, params = written.partition(".")
+    found = _trec_name(base.lower())
+    if found is None:
+        return None
+    trec, metric, measure = found
+    if not dot and base.lower() in kinds() and metric.cutoff != "level":
+        return None  # also a name of this library (map, P: the whole list)
+    takes = "{}" in measure.library
+    if not dot and not takes:
+        return None  # gm_map: parse_metric says why it is refused
+    if dot and trec == "ndcg":  # trec_eval's ndcg.<grade>=<gain>,...
+        raise ValueError(f"metric {show(name)}: trec_eval's gain pairs for ndcg are not "
+                         "offered by name; evaluate's gain= keyword chooses the gain")
+    if dot and not takes:
+        raise ValueError(f"metric {show(name)}: trec_eval's {trec} takes no parameter "
+                         f"(trec_eval ignores one); write {show(base)} without it")
+    if not dot:  # a measure with parameters, named alone: trec_eval's defaults
+        level = metric.cutoff == "level"
+        return [(f"{base}.{p:.2f}" if level else f"{base}.{p}", metric.name, p)
+                for p in measure.default]
+    values = [_trec_parameter(name, metric, part) for part in params.split(",")]
+    if len(set(values)) < len(values):
+        raise ValueError(f"metric {show(name)}: a parameter is given twice")
+    if len(values) == 1:
+        return [(name, metric.name, values[0])]
+    return [(f"{base}.{part.strip()}", metric.name, value)
+            for part, value in zip(params.split(","), values)]
+
+
+def _trec_parameter(name, metric, text):
+    """One parameter of a trec_eval spelling: a cut-off, or a recall level in [0, 1]."""
+    text = text.strip()
+    if metric.cutoff == "level":
+        if re.fullmatch(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", text) and 0 <= float(text) <= 1:
+            return float(text)
+        raise ValueError(f"metric {show(name)}: {show(text)} is not a recall level in "
+                         "[0, 1]")
+    if re.fullmatch(r"[0-9]+", text) and int(text) > 0:
+        return int(text)
+    raise ValueError(f"metric {show(name)}: the cut-off {show(text)} is not a positive "
+                     "integer")
 
 
 def _with_level(name: str, lowered: str):
@@ -322,6 +444,16 @@ def _unknown_metric(name: str, lowered: str, match) -> ValueError:
     closest usual cut-offs.
     """
     known_kinds = kinds()
+    head, dot, params = lowered.partition(".")
+    if dot and _trec_name(head) is None and "@" not in head and not head[-1:].isdigit():
+        # trec_eval's spelling with a misspelt measure (ndcg_cutt.10)
+        names = {m.name.lower(): m.name for metric in metrics() for m in metric.trec_eval
+                 if "{}" in m.library}  # the measures that take parameters
+        hint = did_you_mean(head, names, suffix=f".{params}")
+        hint = f" ({hint})" if hint else ""
+        return ValueError(f"unknown metric {show(name)}{hint}; trec_eval's measures with "
+                          f"parameters are {', '.join(sorted(names.values()))} "
+                          "('ndcg_cut.10'), or use this library's names ('ndcg@10')")
     base, _, cut = lowered.partition("@")
     if match is not None:
         base, cut = match.group("name"), match.group("k") or ""
@@ -338,4 +470,5 @@ def _unknown_metric(name: str, lowered: str, match) -> ValueError:
     known = ", ".join(sorted({metric.display_name for metric in metrics()}))
     hint = f" ({hint})" if hint else ""
     return ValueError(f"unknown metric {show(name)}{hint}; the metrics are {known}, "
-                      "optionally with a cut-off such as 'ndcg@10'")
+                      "optionally with a cut-off such as 'ndcg@10', or trec_eval's "
+                      "names ('ndcg_cut.10', 'P.5', 'map_cut.5,10')")

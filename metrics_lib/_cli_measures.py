@@ -1,0 +1,246 @@
+"""The command line's measures: trec_eval 10.0's measure table and the ``-m`` grammar.
+
+:mod:`metrics_lib.cli` reads ``-m`` with these (``trec_eval.c``
+``mark_measure``, ``meas_init.c``): which measures are trec_eval's, which of
+them this drop-in computes and with which library metric, their parameters,
+and the names of :func:`metrics_lib.evaluate`'s grammar that trec_eval
+refuses and the drop-in takes (``ndcg@10``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .ranking import registry
+from .trec import _atof, _atol
+
+
+# Every measure of trec_eval 10.0, in its table's order (measures.c,
+# te_trec_measures), for telling a name trec_eval does not know (exit 1, as
+# trec_eval) from one it knows and this drop-in does not compute (refused,
+# exit 1, with the list offered).
+_TREC_EVAL_ORDER = tuple((
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+    "iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg "
+    "binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success "
+    "set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret "
+    "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp "
+    "prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret "
+    "prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp "
+    "prefs_avgjg_imp map_avgjg P_avgjg Rprec_mult_avgjg yaap rbp rbp_resid unj").split())
+_TREC_EVAL_MEASURES = frozenset(_TREC_EVAL_ORDER)
+# The measures offered: those of trec_eval that a registered metric declares
+# (metrics_lib/ranking/registry.py, Metric.trec_eval), in trec_eval's measure
+# table order (measures.c, te_trec_measures); value: the library metric, or
+# the default parameters of a measure that takes cut-offs or recall levels.
+_TRECS = registry.trec_measures()
+_TABLE = {"runid": None, "num_q": None}
+_TABLE.update((name, _TRECS[name].default if "{}" in _TRECS[name].library
+               else _TRECS[name].library)
+              for name in _TREC_EVAL_ORDER if name in _TRECS)
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+             "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")
+_COUNTS = tuple(name for name in _TABLE if name in _TRECS and _TRECS[name].integer)
+# measures with cut-offs -> library name pattern (iprec_at_recall's levels apart)
+_CUT_LIBRARY = {name: _TRECS[name].library for name in _TABLE
+                if name in _TRECS and "{}" in _TRECS[name].library
+                and registry.trec_measure(name)[0].cutoff != "level"}
+_MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
+
+
+# measures.c, trec_names ("-m all_trec"): the ones offered here are computed,
+# and a note on stderr says so.
+_ALL_TREC = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+             "iprec_at_recall P relstring recall unj rbp rbp_resid infAP gm_bpref utility "
+             "11pt_avg ndcg relative_P Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg "
+             "binG G set_P set_recall set_relative_P set_map set_F "
+             "num_nonrel_judged_ret").split()
+_NICKNAMES = {"official": _OFFICIAL, "all_trec": tuple(n for n in _ALL_TREC if n in _TABLE)}
+
+
+class _Refused(Exception):
+    """An error trec_eval reports with this exit code."""
+
+    def __init__(self, message, code, query=None):
+        super().__init__(message)
+        self.code = code
+        self.query = query  # exit 4: the code of the query where trec_eval stops
+
+
+def _offered() -> str:
+    return ", ".join(["official", "all_trec", *_TABLE])
+
+
+def _mark_measures(specs):
+    """trec_eval.c ``mark_measure``: the marked measures and the (name, params) list.
+
+    ``-m name.params`` records its parameters (an empty list after the ``.``
+    stops trec_eval with exit 1); a nickname marks its measures; an unknown
+    name stops with exit 1, unless :func:`evaluate` takes it (``ndcg@10``):
+    such names come back apart. Returns (marked names, [(name, params)],
+    notes, [(column, kind, k)] of evaluate's names in command line order).
+    """
+    marked, arguments, notes, extras = set(), [], [], []
+    for spec in specs:
+        name, dot, params = spec.partition(".")
+        if dot:
+            if not params:
+                raise _Refused(f"trec_eval: improper measure in parameter '{name}' "
+                               f"(-m {spec}: nothing after the '.')", 1)
+            arguments.append((name, params))
+        if name in _NICKNAMES:
+            marked.update(_NICKNAMES[name])
+            if name == "all_trec":
+                notes.append("note: -m all_trec computes the measures of trec_eval's "
+                             "all_trec that this drop-in offers ("
+                             + ", ".join(_NICKNAMES[name]) + "); the others are not printed")
+        elif name in _TABLE:
+            marked.add(name)
+        elif name in _TREC_EVAL_MEASURES or name in ("set", "all_prefs", "prefs", "qrels_jg"):
+            raise _Refused(f"trec_eval: measure '{name}' (-m {spec}) is trec_eval's but "
+                           f"not computed by this drop-in (offered: {_offered()})", 1)
+        else:
+            extras += _library_names(spec)
+    return marked, arguments, notes, extras
+
+
+class _Extra(tuple):
+    """(kind, k) of a measure named in :func:`evaluate`'s grammar, not trec_eval's."""
+
+
+def _library_names(spec: str) -> list[tuple[str, str, object]]:
+    """[(column, kind, k)] of a ``-m`` that trec_eval refuses but evaluate takes.
+
+    trec_eval stops with exit 1 on such a name (``ndcg@10``, ``p@5``,
+    ``ndcg_cut_10``); here it is computed by the same registry entry as the
+    trec_eval spelling and printed under the name as written. Unknown in
+    both grammars, it stops with exit 1 and the closest names of both.
+    """
+    try:
+        columns = registry.expand_metric(spec)
+    except ValueError as error:  # its message offers the closest names of both
+        raise _Refused(f"trec_eval: illegal measure '{spec}' (neither trec_eval's, "
+                       f"offered here: {_offered()}; nor evaluate's: {error})", 1) from None
+    return columns
+
+
+def _cutoffs(name: str, params: str, read):
+    """meas_init.c ``get_long_cutoffs``/``get_double_cutoffs``: sorted, unique."""
+    values = sorted(read(part) for part in params.split(","))
+    if any(v != v or math.isinf(v) for v in values):
+        # trec_eval prints e.g. iprec_at_recall_inf, from lround() of an infinite
+        # number (undefined in C): refused, by name
+        raise _Refused(f"trec_eval: measure '{name}.{params}': a recall level must be a "
+                       "finite number (trec_eval 10.0's value there is undefined)", 2)
+    if read is _atol and values[0] <= 0:
+        raise _Refused(f"trec_eval: Negative cutoff detected in '{name}.{params}' "
+                       "(cut-offs are read by atol and must be >= 1)", 2)
+    if any(a == b for a, b in zip(values, values[1:])):
+        raise _Refused(f"trec_eval: duplicate cutoffs detected in '{name}.{params}'", 2)
+    return tuple(values)
+
+
+def _check_pairs(params: str) -> None:
+    """meas_init.c ``get_param_pairs`` on ``ndcg.<grade>=<gain>,...``: always refused."""
+    last = ","
+    for char in params:
+        if char in ",=":
+            if char == last:
+                last = ","
+                break
+            last = char
+    if last != "=":
+        raise _Refused(f"trec_eval: malformed pair parameters in '{params}' (ndcg takes "
+                       "grade=gain pairs)", 2)
+    raise _Refused(f"trec_eval: -m ndcg.{params}: gain values for ndcg are not "
+                   "offered by this drop-in (its gain is the grade)", 1)
+
+
+def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
+    """``-m`` arguments -> ({trec_eval measure: parameters} in table order, notes).
+
+    As trec_eval 10.0: the parameters of a measure are those of the first
+    ``-m name.params`` that names it (meas_init.c ``te_init_meas_*`` take the
+    first match), whatever other ``-m`` say; a measure without parameters
+    (``map.5``) ignores them; errors in the parameters stop with exit 2, and
+    only after every ``-m`` was marked (exit 1 first), as trec_eval does.
+    """
+    marked, arguments, notes, extras = _mark_measures(specs)
+    chosen = {}
+    for name in _TABLE:
+        if name not in marked:
+            continue
+        params = next((p for n, p in arguments if n == name), None)
+        default = _TABLE[name]
+        if name == "ndcg" and params is not None:
+            _check_pairs(params)
+        if not isinstance(default, tuple):
+            chosen[name] = None
+        elif params is None:
+            chosen[name] = default
+        else:
+            chosen[name] = _cutoffs(name, params,
+                                    _atof if name == "iprec_at_recall" else _atol)
+    for column, kind, k in extras:  # after trec_eval's, in command line order
+        chosen.setdefault(column, _Extra((kind, k)))
+    return chosen, notes
+
+
+def _iprec_names(levels):
+    """(printed name, library metric, level above 1 or None) per recall level.
+
+    meas_init.c ``append_double``: ``"%s_%3.2f"`` into strlen(name) + 10 bytes,
+    so at most 9 characters follow the measure name. m_iprec_at_recall.c aims
+    at the ``lround(p * R)``-th relevant document: a level below 0 gives level
+    0's value; a level above 1 gives level 1's value when ``lround(p * R) == R``
+    and 0 otherwise (see :func:`_iprec_as_trec_eval`).
+    """
+    out = []
+    for p in levels:
+        printed = ("iprec_at_recall_%3.2f" % p)[:len("iprec_at_recall") + 9]
+        level = min(max(p, 0.0), 1.0)
+        metric = "iprec_at_recall_" + np.format_float_positional(level, unique=True,
+                                                                 trim="-")
+        out.append((printed, metric, p))
+    return out
+
+
+def _columns(measures) -> list[tuple[str, str, float | None]]:
+    """(printed name, library metric, recall level or None) per per-query value, in order."""
+    out = []
+    for name, params in measures.items():
+        if name in ("runid", "num_q"):
+            continue
+        if isinstance(params, _Extra):
+            out.append((name, *_library_metric(*params)))
+        elif name == "iprec_at_recall":
+            out += _iprec_names(params)
+        elif name in _CUT_LIBRARY:
+            out += [(f"{name}_{k}", _CUT_LIBRARY[name].format(k), None) for k in params]
+        else:
+            out.append((name, _TABLE[name], None))
+    return out
+
+
+def _library_metric(kind: str, k) -> tuple[str, float | None]:
+    """(library metric, recall level or None) for evaluate's (kind, k).
+
+    The trec_eval measure's own library name where the metric declares one
+    of that shape (``("ndcg", 10)`` -> ``ndcg@10``, as ``ndcg_cut.10``), so
+    both spellings are one computation.
+    """
+    metric = registry.get(kind)
+    if metric.cutoff == "level":
+        return _iprec_names([k])[0][1:]
+    for measure in metric.trec_eval:
+        if (k is None) != ("{}" in measure.library):
+            return measure.library.format(k), None
+    return metric.display_name + ("" if k is None else f"@{k}"), None
+
+
+def _role(column) -> str:
+    """The name that decides how a column prints and sums (its trec_eval measure)."""
+    printed, metric, _ = column
+    return metric if metric in _COUNTS else printed
