@@ -133,6 +133,15 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         personalization,
         serendipity,
     )
+    from .comparison import (
+        ComparisonReport,
+        compare,
+        correct_p_values,
+        detectable_difference,
+        online_report,
+        power_of,
+        users_needed,
+    )
     from .conventions import PEERS
 
 # module -> the public names it provides (read on first access)
@@ -178,6 +187,10 @@ _LAZY_MODULES = {
         "catalog_coverage", "gini_index", "intra_list_diversity", "novelty", "personalization",
         "serendipity"
     ),
+    ".comparison": (
+        "ComparisonReport", "compare", "correct_p_values", "detectable_difference",
+        "online_report", "power_of", "users_needed"
+    ),
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
 # the per-list functions take convention= too (metrics_lib/conventions/per_list.py)
@@ -185,7 +198,7 @@ _WITH_CONVENTION = frozenset({"precision_at_k", "recall_at_k", "f1_at_k", "hit_a
                               "reciprocal_rank", "average_precision", "dcg_at_k", "ndcg_at_k"})
 # the subpackages and modules reachable as attributes (metrics_lib.beyond.novelty)
 _SUBMODULES = frozenset({
-    "batch", "beyond", "classification", "conventions", "counterfactual", "datasets",
+    "batch", "beyond", "classification", "comparison", "conventions", "counterfactual", "datasets",
     "experiments", "interleaving", "online", "ranking", "ranks", "rating", "significance",
     "trec", "trec_measures", "cli", "dask_support",
 })
@@ -340,12 +353,13 @@ __all__ = [
     "PairedTTest",
     "BootstrapInterval",
     "PermutationTest",
+    # comparison reports and planning (metrics_lib/comparison)
+    "compare",
+    "ComparisonReport",
+    "correct_p_values",
+    "users_needed",
+    "detectable_difference",
+    "power_of",
+    "online_report",
 ]
 
-# issue 28: comparison reports (metrics_lib/comparison)
-from .comparison import (ComparisonReport, compare, correct_p_values,
-                         detectable_difference, online_report, power_of,
-                         users_needed)
-
-__all__ += ["compare", "ComparisonReport", "correct_p_values", "users_needed",
-            "detectable_difference", "power_of", "online_report"]
