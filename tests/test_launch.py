@@ -192,3 +192,16 @@ def test_check_student_reads_launch_student_and_finds_the_full_notebooks(tmp_pat
     leaks = launch.student_leaks(tmp_path)
     assert any("solution text in its downloadable source" in f for f in leaks), leaks
     assert any("solution-only value(s) computed" in f for f in leaks), leaks
+
+
+def test_standalone_runs_the_full_launch_notebooks_and_student_ones_on_request():
+    full = check_standalone.launch_notebooks()
+    assert [p.parent for p in full] == [ROOT / "launch"] * len(full)
+    assert {p.name for p in full} == {p.name for p in (ROOT / "launch").glob("*.ipynb")}
+    both = check_standalone.launch_notebooks(student=True)
+    assert both[:len(full)] == full
+    students = both[len(full):]
+    assert students and all(p.parent == ROOT / "launch" / "student" for p in students)
+    # only those whose code the student edition changed: the others would run the same code
+    for path in students:
+        assert check_standalone._code(path) != check_standalone._code(ROOT / "launch" / path.name)

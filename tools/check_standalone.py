@@ -1,6 +1,6 @@
 """Every chapter runs alone, outside the repository, as Colab or Binder opens it.
 
-    python tools/check_standalone.py [--venv DIR] [--sources] [NOTEBOOK ...]
+    python tools/check_standalone.py [--venv DIR] [--student | --sources] [NOTEBOOK ...]
 
 A reader opens a chapter in Colab or Binder, or downloads it, with nothing of
 this repository around it: the launch buttons open the committed clean
@@ -19,12 +19,15 @@ serve. This check runs those, as that reader's machine does:
   (the others find the package installed, as Binder's image does, and skip
   their install cell, whose line is checked all the same).
 
-Student notebooks run too when their code differs from the full edition's
+``make test`` runs the full edition's launch notebooks (their code is the
+sources' code). ``--student`` also runs the student ones whose code differs
 (``_ext/student_cells.py`` dropped the code that only serves the solutions:
-what is left must still run); the others run the same code. A chapter that
+what is left must still run); on the 2-core machine that more than doubles
+the time (13 of 15 chapters differ, the slowest among them), so it is left
+to whoever changes ``_ext/student_cells.py`` or a solution. A chapter that
 reads a file of the repository (``../benchmarks``), imports a package the
-``book`` extra does not bring, or needs a dropped cell fails here.
-``--sources`` runs the MyST sources under ``book/`` instead.
+``book`` extra does not bring, or (``--student``) needs a dropped cell fails
+here. ``--sources`` runs the MyST sources under ``book/`` instead.
 
 Exit status 1 lists the chapters that failed, with the error.
 """
@@ -82,15 +85,17 @@ def _code(path: Path) -> list[str]:
     return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
 
 
-def launch_notebooks() -> list[Path]:
-    """The full edition's launch notebooks, then the student ones whose code differs."""
-    full, student = ROOT / launch_folder(False), ROOT / launch_folder(True)
+def launch_notebooks(student: bool = False) -> list[Path]:
+    """The full edition's launch notebooks; with ``student``, the student ones whose code differs."""
+    full, students = ROOT / launch_folder(False), ROOT / launch_folder(True)
     names = [Path(name).name for name in _toc_names()]
     notebooks = [full / f"{n}.ipynb" for n in names if (full / f"{n}.ipynb").exists()]
     if not notebooks:
         raise SystemExit(f"check_standalone: no notebook in {full}: run make launch")
-    return notebooks + [student / p.name for p in notebooks
-                        if (student / p.name).exists() and _code(student / p.name) != _code(p)]
+    if not student:
+        return notebooks
+    return notebooks + [students / p.name for p in notebooks if (students / p.name).exists()
+                        and _code(students / p.name) != _code(p)]
 
 
 def install_line() -> str:
@@ -166,6 +171,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", help="chapters to run (default: the launch "
                         "notebooks of _toc.yml's chapters)")
+    parser.add_argument("--student", action="store_true", help="also run the student "
+                        "edition's launch notebooks whose code differs from the full edition's")
     parser.add_argument("--sources", action="store_true", help="run the MyST sources in book/")
     parser.add_argument("--venv", default=str(ROOT / "_build" / "standalone-venv"),
                         help="where to make the fresh environment (deleted first)")
@@ -173,7 +180,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     started = time.monotonic()
     notebooks = ([Path(n).resolve() for n in args.notebooks]
-                 or (chapters() if args.sources else launch_notebooks()))
+                 or (chapters() if args.sources else launch_notebooks(args.student)))
     python, env = make_env(Path(args.venv))
     print(f"check_standalone: fresh environment with a kernel in "
           f"{time.monotonic() - started:.0f} s; {len(notebooks)} notebooks to run", flush=True)
