@@ -30,6 +30,7 @@ $(STAMP): requirements.txt pyproject.toml
 	  $(PYTHON) -c '$(PY_CHECK)' 2>/dev/null || { echo "make: $(PYTHON) is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '(not found)'); the book needs Python 3.11 or newer: run make PYTHON=python3.11 (or newer)"; exit 1; }; \
 	fi
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo ">>> installing requirements.txt and the package into $(VENV) (about 1.4 GB from PyPI; several minutes on a first run)"
 	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
 	@touch $(STAMP)
 

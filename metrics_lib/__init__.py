@@ -14,7 +14,7 @@ from .classification import (
     recall,
     roc_auc,
 )
-from .counterfactual import (
+from .online import (
     OffPolicyEstimate,
     doubly_robust_estimate,
     ips_estimate,
@@ -53,7 +53,7 @@ from .online import (
     sample_size_per_group,
     two_proportion_test,
 )
-from .experiments import (
+from .online import (
     CupedTest,
     GroupSequentialBoundaries,
     RatioEstimate,
@@ -66,7 +66,7 @@ from .experiments import (
     sequential_bias_adjusted_estimate,
     sequential_estimate_bias,
 )
-from .interleaving import (
+from .online import (
     InterleavingCredit,
     InterleavingTest,
     TeamDraftBatch,
@@ -107,7 +107,7 @@ from .beyond import (
     personalization,
     serendipity,
 )
-from .significance import (
+from .online import (
     BootstrapInterval,
     PairedTTest,
     PermutationTest,
@@ -223,3 +223,11 @@ __all__ = [
     "BootstrapInterval",
     "PermutationTest",
 ]
+
+# issue 28: comparison reports (metrics_lib/comparison)
+from .comparison import (ComparisonReport, compare, correct_p_values,
+                         detectable_difference, online_report, power_of,
+                         users_needed)
+
+__all__ += ["compare", "ComparisonReport", "correct_p_values", "users_needed",
+            "detectable_difference", "power_of", "online_report"]

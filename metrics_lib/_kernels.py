@@ -1,6 +1,6 @@
 """Vectorised kernels behind :func:`metrics_lib.evaluate` (numpy only).
 
-The front end (``evaluate.py``) turns two DataFrames into plain arrays in a
+The batch pipeline (``metrics_lib/batch/``) turns two DataFrames into plain arrays in a
 *block layout*: the recommendation rows of one user form one contiguous
 block, blocks are numbered ``0 .. B-1`` in order, and inside a block the rows
 are in rank order (rank 1 first). Users that only appear in the judgements
@@ -177,6 +177,49 @@ def _first_duplicate(keys: np.ndarray) -> int:
     return int(order[np.argmax(same)]) if same.any() else -1
 
 
+def _fill_recommended(matrix, item_key, lengths, starts, padding, columns, bits,
+                      equal_lengths):
+    """Write one chunk's recommended items (packed above their column) and padding.
+
+    ``item_key``, ``lengths`` and ``starts`` are the chunk's: its rows, its
+    users' list lengths and their first rows (in the whole table).
+    """
+    users, rec_width = matrix.shape[0], columns.size
+    if equal_lengths:  # a top-k table: one strided write
+        matrix[:, rec_width:] = padding[rec_width:]
+        target = matrix[:, :rec_width]
+        np.left_shift(item_key.reshape(users, rec_width), bits, out=target,
+                      casting="unsafe")
+        target |= columns
+        return
+    matrix[:] = padding
+    row = np.repeat(np.arange(users), lengths)
+    col = np.arange(item_key.size) - (starts - starts[0])[row]
+    matrix.reshape(-1)[row * matrix.shape[1] + col] = (item_key << bits) | col
+
+
+def _equal_neighbours(matrix, bits, key_buffer, same_buffer):
+    """Neighbours with equal item keys in the sorted rows: hits and duplicates.
+
+    Returns ``(row, first, second)``: the row (user in the chunk) of each
+    pair and the columns of its left and right entries.
+    """
+    users, width = matrix.shape
+    keys = np.right_shift(matrix, bits, out=key_buffer[:users * width].reshape(
+        users, width))
+    same = np.equal(keys[:, 1:], keys[:, :-1],
+                    out=same_buffer[:users * (width - 1)].reshape(users, width - 1))
+    pairs = np.flatnonzero(same)
+    row = pairs // (width - 1)
+    pairs += row  # the left neighbour's index in the flat matrix
+    flat = matrix.reshape(-1)
+    mask = (1 << bits) - 1
+    first = flat[pairs] & mask
+    pairs += 1
+    second = flat[pairs] & mask
+    return row, first, second
+
+
 def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, span):
     """:func:`lookup_grades` by one sort per user of both sides together, or None.
 
@@ -228,7 +271,6 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
     buffer = np.empty(min(step, n_blocks) * width, dtype=dtype)
     key_buffer = np.empty_like(buffer)
     same_buffer = np.empty(buffer.size, dtype=bool)
-    mask = (1 << bits) - 1
     # the judgement of each row of a piece (-1: none), to put hits in row order
     slot_buffer = np.empty(min(step, n_blocks) * rec_width, dtype=np.int64)
 
@@ -244,19 +286,8 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
         matrix = buffer[:users * width].reshape(users, width)
         row_start = int(starts[user])
         row_stop = int(starts[stop - 1] + lengths[stop - 1])
-        if equal_lengths:  # a top-k table: one strided write
-            matrix[:, rec_width:] = padding[rec_width:]
-            target = matrix[:, :rec_width]
-            np.left_shift(item_key[row_start:row_stop].reshape(users, rec_width), bits,
-                          out=target, casting="unsafe")
-            target |= columns
-        else:
-            matrix[:] = padding
-            row = np.repeat(np.arange(users), lengths[user:stop])
-            col = np.arange(row_stop - row_start) - (starts[user:stop] - row_start)[row]
-            matrix.reshape(-1)[row * width + col] = (item_key[row_start:row_stop]
-                                                     << bits) | col
-            del row, col
+        _fill_recommended(matrix, item_key[row_start:row_stop], lengths[user:stop],
+                          starts[user:stop], padding, columns, bits, equal_lengths)
         first_judged, stop_judged = int(truth_starts[user]), int(
             truth_starts[stop - 1] + per_user[stop - 1])
         local = codes[first_judged:stop_judged] - user  # row in this chunk
@@ -269,19 +300,7 @@ def _join_in_rows(item_key, lengths, truth_code, truth_item_key, truth_grade, sp
         matrix.reshape(-1)[local] = (items << bits) | col
         del local, col, items
         matrix.sort(axis=1)
-        # Neighbours with equal item keys: hits and duplicates.
-        keys = np.right_shift(matrix, bits, out=key_buffer[:users * width].reshape(
-            users, width))
-        same = np.equal(keys[:, 1:], keys[:, :-1],
-                        out=same_buffer[:users * (width - 1)].reshape(users, width - 1))
-        pairs = np.flatnonzero(same)
-        row = pairs // (width - 1)
-        pairs += row  # the left neighbour's index in the flat matrix
-        flat = matrix.reshape(-1)
-        first = flat[pairs] & mask
-        pairs += 1
-        second = flat[pairs] & mask
-        del pairs
+        row, first, second = _equal_neighbours(matrix, bits, key_buffer, same_buffer)
         row += user
         # columns ascend among equal keys: recommended ones come first
         rec_dup = second < rec_width     # two recommended rows

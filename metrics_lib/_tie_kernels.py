@@ -101,7 +101,7 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
                     "log_base", "empty", "missing", "ties", "tie_first", "unjudged",
                     "gain_levels",
                     # evaluate cuts the truth to the listed items before these
-                    # kernels run (_score_chunk), so they see the right |R|
+                    # kernels run (batch/scoring.py, _score_chunk), so they see the right |R|
                     "candidates")
 # Options (of other branches' conventions) that the closed forms support only
 # at the value that changes nothing.

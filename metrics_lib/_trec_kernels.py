@@ -19,13 +19,10 @@ import numpy as np
 
 from ._kernels import block_starts
 
-__all__ = ["TREC_KINDS", "NEVER_EMPTY", "TrecTable"]
+__all__ = ["TrecTable"]
 
-# evaluate's metric kinds computed here; iprec_at_recall's parameter is a
-# recall level, the others take none.
-TREC_KINDS = ("rprec", "bpref", "iprec_at_recall", "num_ret", "num_rel", "num_rel_ret")
-# Counts are defined for every user: no ``empty`` policy applies to them.
-NEVER_EMPTY = ("num_ret", "num_rel", "num_rel_ret")
+# Which metrics read this table, and which of them the ``empty`` policy skips
+# (the counts), is declared with each metric (metrics_lib/ranking/trec_standard.py).
 
 
 def _run_start_values(codes: np.ndarray, running: np.ndarray) -> np.ndarray:

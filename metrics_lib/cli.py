@@ -41,33 +41,16 @@ import numpy as np
 import pandas as pd
 
 from .evaluate import TIES, evaluate
+from .ranking import registry
 from .trec import _atof, _atol, _qrels_columns, _run_columns, _source
 
 __all__ = ["main", "build_parser"]
 
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)       # m_P.c, m_recall.c, ...
-_RECALLS = tuple(i / 10 for i in range(11))              # m_iprec_at_recall.c
-# trec_eval's measure table order (measures.c, te_trec_measures), restricted
-# to the measures offered here; value: (library metric, default parameters).
-_TABLE = {
-    "runid": None, "num_q": None, "num_ret": "num_ret", "num_rel": "num_rel",
-    "num_rel_ret": "num_rel_ret", "map": "map", "gm_map": "map", "Rprec": "rprec",
-    "bpref": "bpref", "recip_rank": "mrr", "iprec_at_recall": _RECALLS, "P": _CUTS,
-    "recall": _CUTS, "ndcg": "ndcg", "ndcg_cut": _CUTS, "map_cut": _CUTS,
-    "success": (1, 5, 10),
-}
-_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
-             "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")
-_COUNTS = ("num_ret", "num_rel", "num_rel_ret")
-_CUT_LIBRARY = {"P": "P@{}", "recall": "recall@{}", "ndcg_cut": "ndcg@{}",
-                "map_cut": "map@{}", "success": "hit@{}"}
-_MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
-
-
-# Every measure of trec_eval 10.0 (measures.c, te_trec_measures), for telling
-# a name trec_eval does not know (exit 1, as trec_eval) from one it knows and
-# this drop-in does not compute (refused, exit 1, with the list offered).
-_TREC_EVAL_MEASURES = frozenset((
+# Every measure of trec_eval 10.0, in its table's order (measures.c,
+# te_trec_measures), for telling a name trec_eval does not know (exit 1, as
+# trec_eval) from one it knows and this drop-in does not compute (refused,
+# exit 1, with the list offered).
+_TREC_EVAL_ORDER = tuple((
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
     "iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg "
     "binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success "
@@ -76,6 +59,26 @@ _TREC_EVAL_MEASURES = frozenset((
     "prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret "
     "prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp "
     "prefs_avgjg_imp map_avgjg P_avgjg Rprec_mult_avgjg yaap rbp rbp_resid unj").split())
+_TREC_EVAL_MEASURES = frozenset(_TREC_EVAL_ORDER)
+# The measures offered: those of trec_eval that a registered metric declares
+# (metrics_lib/ranking/registry.py, Metric.trec_eval), in trec_eval's measure
+# table order (measures.c, te_trec_measures); value: the library metric, or
+# the default parameters of a measure that takes cut-offs or recall levels.
+_TRECS = registry.trec_measures()
+_TABLE = {"runid": None, "num_q": None}
+_TABLE.update((name, _TRECS[name].default if "{}" in _TRECS[name].library
+               else _TRECS[name].library)
+              for name in _TREC_EVAL_ORDER if name in _TRECS)
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+             "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")
+_COUNTS = tuple(name for name in _TABLE if name in _TRECS and _TRECS[name].integer)
+# measures with cut-offs -> library name pattern (iprec_at_recall's levels apart)
+_CUT_LIBRARY = {name: _TRECS[name].library for name in _TABLE
+                if name in _TRECS and "{}" in _TRECS[name].library
+                and registry.trec_measure(name)[0].cutoff != "level"}
+_MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
+
+
 # measures.c, trec_names ("-m all_trec"): the ones offered here are computed,
 # and a note on stderr says so.
 _ALL_TREC = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
@@ -414,8 +417,9 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
                   relevance_col="relevance", missing="zero",
                   ties="numeric_desc" if "numeric_desc" in TIES else "item_desc")
     values = {}
-    graded = [m for m in metrics if m.startswith("ndcg")]
-    binary = [m for m in metrics if not m.startswith("ndcg")]
+    # graded metrics (NDCG) read the grades, the others relevant or not
+    graded = [m for m in metrics if registry.get(registry.parse_metric(m)[0]).graded]
+    binary = [m for m in metrics if m not in graded]
     if binary:
         # relevant: grade >= -l (judged grades are >= 0, so -l <= 0 makes every
         # one relevant); a 0/1 mask, never grade arithmetic (-l can be -2**63)

@@ -16,6 +16,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._missing import report_missing
+from ._validation import _as_python_id as _plain
+from ._validation import check_frame_columns, check_same_id_kind
+from .batch.pipeline import evaluate_frames
+from .batch.reading import _TRUTH_HINT, _column_keywords, _ids
+from .batch.users import _user_codes
+
 __all__ = ["evaluate_dask"]
 
 
@@ -72,9 +79,7 @@ def _untag(frame):
 
 
 def _partition(recs, truth, options, columns, index_dtype=None):
-    from .evaluate import _evaluate_frames
-
-    result = _evaluate_frames(_untag(recs), _untag(truth), options, **columns)
+    result = evaluate_frames(_untag(recs), _untag(truth), options, **columns)
     if index_dtype is not None:
         # every partition must give the same index dtype, or Dask's concat
         # would turn int64 and uint64 ids into (inexact) float64
@@ -119,8 +124,6 @@ def _report_missing(recs, judged, user_col, policy):
     """Count the judged users without recommendations (one pass over the ids)."""
     import dask
 
-    from ._missing import report_missing
-    from .evaluate import _ids, _plain, _user_codes
 
     rec_users, truth_users = dask.compute(recs[user_col].drop_duplicates(),
                                           judged[user_col].drop_duplicates())
@@ -145,15 +148,11 @@ def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
     """
     import dask.dataframe as dd
 
-    from ._validation import check_frame_columns, check_same_id_kind
-
     recs = _as_dask(recommendations, "recommendations")
     judged = _as_dask(truth, "truth")
     value_col = score_col if rank_col is None else rank_col
     # The checks that need data run inside every partition; the column
     # checks can run now, on the (empty) metadata frames.
-    from .evaluate import _TRUTH_HINT, _column_keywords
-
     rec_keywords, truth_keywords = _column_keywords(user_col, item_col, score_col,
                                                     rank_col, relevance_col)
     check_frame_columns("recommendations", recs._meta, rec_keywords)

@@ -41,7 +41,7 @@ from ._validation import (
     check_relevant,
     handle_empty,
 )
-from .ranking import _condensed
+from .ranking._common import _condensed, _tied_call
 
 __all__ = [
     "r_precision",
@@ -60,14 +60,6 @@ IPREC_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: trec_eval's ``MIN_GEO_MEAN`` (trec_eval.h): the floor of a value before its log
 #: in a geometric mean, so that one query with AP 0 does not make gm_map 0.
 GM_FLOOR = 0.00001
-
-
-def _tied_call(*args, **kwargs):
-    # imported late: ranking imports nothing from here, but keep the module
-    # importable on its own
-    from .ranking import _tied_call as tied_call
-
-    return tied_call(*args, **kwargs)
 
 
 def _judged(recommended, relevant, relevance_level):

@@ -28,3 +28,23 @@ def test_each_name_once():
 def test_the_api_page_is_in_the_table_of_contents():
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
     assert re.search(r"^\s*- file: book/api\s*$", toc, flags=re.MULTILINE)
+
+
+def test_the_api_page_shows_the_metric_registry():
+    # the table of metric names is built from the registry at build time
+    # (_ext/metric_table.py): every registered metric is a row of it
+    import sys
+
+    from metrics_lib.ranking import registry
+
+    assert re.search(r"^```\{metric-table\}\s*$", API_PAGE, flags=re.MULTILINE)
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert re.search(r"^\s*metric_table: _ext\s*$", config, flags=re.MULTILINE)
+    sys.path.insert(0, str(ROOT / "_ext"))
+    try:
+        import metric_table
+    finally:
+        sys.path.remove(str(ROOT / "_ext"))
+    names = [metric_table._cells(metric)[0][0].astext() for metric in registry.metrics()]
+    assert names == [metric.aliases[0] for metric in registry.metrics()]
+    assert {"precision", "mrr", "map", "ndcg", "bpref", "num_rel_ret"} <= set(names)

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 pl = pytest.importorskip("polars")
 pa = pytest.importorskip("pyarrow")
 
-evaluate_module = importlib.import_module("metrics_lib.evaluate")
+chunks_module = importlib.import_module("metrics_lib.batch.chunks")
 from metrics_lib import evaluate  # noqa: E402
 
 from test_differential import METRICS as TREC_METRICS  # noqa: E402
@@ -113,7 +113,7 @@ def test_differential_on_every_backend(case, backend, mode):
     expected = evaluate(recs, truth, TREC_METRICS, **kwargs)
     with pytest.MonkeyPatch.context() as patch:
         if mode == "threads":  # threads from 1 row per thread on
-            patch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 1)
+            patch.setattr(chunks_module, "_MIN_ROWS_PER_THREAD", 1)
             kwargs["n_jobs"] = 2
         got = evaluate(convert(recs, backend), convert(truth, backend), TREC_METRICS,
                        **kwargs)

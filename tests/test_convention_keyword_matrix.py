@@ -29,7 +29,7 @@ import pytest
 import metrics_lib as ml
 from metrics_lib import PEERS, convention_metrics, describe_convention, evaluate
 
-_EVALUATE = importlib.import_module("metrics_lib.evaluate")
+_EVALUATE = importlib.import_module("metrics_lib.batch.options")  # the accepted values
 _RANKING = importlib.import_module("metrics_lib.ranking")
 _VALIDATION = importlib.import_module("metrics_lib._validation")
 

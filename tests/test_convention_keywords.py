@@ -584,7 +584,7 @@ def test_keywords_reproduce_the_peers(case, corpus):
 @pytest.mark.parametrize("seed", range(4))
 def test_threads_give_identical_results_with_the_keywords(seed, monkeypatch):
     import sys
-    module = sys.modules["metrics_lib.evaluate"]
+    module = sys.modules["metrics_lib.batch.chunks"]
     monkeypatch.setattr(module, "_MIN_ROWS_PER_THREAD", 5)   # chunks on small tables
     conv = dict(random_conventions(200 + seed), denominator="k", ideal="k")
     recs, truth = random_tables(200 + seed)

@@ -386,7 +386,7 @@ def test_common_random_numbers(world):
 
 
 def test_keyed_uniforms_are_uniform():
-    from metrics_lib.datasets import _keyed_uniform
+    from metrics_lib.datasets._random import _keyed_uniform
     u = _keyed_uniform(3, 1, np.arange(200)[:, None], np.arange(500)[None, :]).ravel()
     from scipy import stats
     assert stats.kstest(u, "uniform").pvalue > 0.01

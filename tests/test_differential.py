@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import importlib
 
-evaluate_module = importlib.import_module("metrics_lib.evaluate")
+chunks_module = importlib.import_module("metrics_lib.batch.chunks")
 from metrics_lib import evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -163,7 +163,7 @@ def test_threads_equal_trec_eval(case):
     one = evaluate(recs, truth, METRICS, missing=missing)
     with pytest.MonkeyPatch.context() as patch:
         # threads from 1 row per thread on (the default starts at 50,000 rows)
-        patch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 1)
+        patch.setattr(chunks_module, "_MIN_ROWS_PER_THREAD", 1)
         two = evaluate(recs, truth, METRICS, missing=missing, n_jobs=2)
     pd.testing.assert_frame_equal(two, one, check_exact=True)
     assert_same(by_text(two), trec_reference(recs, truth, missing))

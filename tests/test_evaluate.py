@@ -327,27 +327,28 @@ def test_duplicate_in_equal_length_lists_is_named():
 
 # -- n_jobs: threads over contiguous chunks of users -----------------------------
 
-evaluate_module = __import__("sys").modules["metrics_lib.evaluate"]
+scoring_module = __import__("sys").modules["metrics_lib.batch.scoring"]
+chunks_module = __import__("sys").modules["metrics_lib.batch.chunks"]
 
 
 @pytest.fixture
 def count_chunks(monkeypatch):
     """Number of chunks scored by the last evaluate call (a spy)."""
     calls = []
-    score = evaluate_module._score_chunk
+    score = scoring_module._score_chunk
 
     def spy(*args, **kwargs):
         calls.append(args[5])  # the chunk's number of users
         return score(*args, **kwargs)
 
-    monkeypatch.setattr(evaluate_module, "_score_chunk", spy)
+    monkeypatch.setattr(scoring_module, "_score_chunk", spy)
     return calls
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_threads_give_identical_results(seed, monkeypatch, count_chunks):
     # Tiny chunks (1 row per thread minimum) so that small tables get split.
-    monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 1)
+    monkeypatch.setattr(chunks_module, "_MIN_ROWS_PER_THREAD", 1)
     options = {"ties": list(TIES)[seed % len(TIES)],
                "missing": ["zero", "skip"][seed % 2],
                "empty": ["zero", "nan"][(seed // 2) % 2],
@@ -411,7 +412,7 @@ def test_bad_n_jobs_is_refused(n_jobs, error):
 
 
 def test_errors_are_the_same_with_threads(monkeypatch):
-    monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 1)
+    monkeypatch.setattr(chunks_module, "_MIN_ROWS_PER_THREAD", 1)
     recs, truth = equal_length_tables(0)
     # a duplicate judgement in the first chunk, a duplicate recommendation in
     # a later one: as without threads, the recommendation is reported

@@ -19,7 +19,9 @@ import metrics_lib as ml
 from metrics_lib import _kernels, evaluate
 from metrics_lib.evaluate import TIES
 
-evaluate_module = sys.modules["metrics_lib.evaluate"]
+keys_module = sys.modules["metrics_lib.batch.keys"]
+scoring_module = sys.modules["metrics_lib.batch.scoring"]
+chunks_module = sys.modules["metrics_lib.batch.chunks"]
 METRICS = ["mrr", "map", "ndcg", "ndcg@3", "precision@2", "recall@3"]
 
 
@@ -82,13 +84,13 @@ def per_list(ranked, truth, metric):
 def sorts(monkeypatch):
     """Calls of the in-block sort made by the last evaluate calls (a spy)."""
     calls = []
-    original = evaluate_module.segment_argsort
+    original = keys_module.segment_argsort
 
     def spy(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(evaluate_module, "segment_argsort", spy)
+    monkeypatch.setattr(keys_module, "segment_argsort", spy)
     return calls
 
 
@@ -246,10 +248,10 @@ def test_chunks_of_users_in_one_thread_change_nothing(grouped_truth, monkeypatch
     truth = truth.reset_index(drop=True)
     whole = evaluate(recs, truth, METRICS)
     calls = []
-    original = evaluate_module._score_chunk
-    monkeypatch.setattr(evaluate_module, "_score_chunk",
+    original = scoring_module._score_chunk
+    monkeypatch.setattr(scoring_module, "_score_chunk",
                         lambda *a, **k: calls.append(1) or original(*a, **k))
-    monkeypatch.setattr(evaluate_module, "_ROWS_PER_CHUNK", 25)
+    monkeypatch.setattr(chunks_module, "_ROWS_PER_CHUNK", 25)
     chunked = evaluate(recs, truth, METRICS)
     assert len(calls) > 5
     pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
@@ -264,7 +266,7 @@ def test_chunks_of_users_in_one_thread_change_nothing(grouped_truth, monkeypatch
 def test_result_columns_never_share_memory():
     # the value arrays become the table's columns without a copy; two that
     # overlap must be copied, or writing one column would change the other
-    from metrics_lib.evaluate import _result_frame
+    from metrics_lib.batch.result import _result_frame
     values = np.arange(7, dtype=np.float64)
     for ids, order in ((pd.Index([0, 1, 2, 4, 5, 8]), [0, 1, 2, 3, 4, 5]),  # no sort
                        (pd.Index([3, 1, 2, 5, 4, 0]), [5, 1, 2, 0, 4, 3])):

@@ -15,7 +15,7 @@ from metrics_lib import (
     ratio_metric_test,
     two_proportion_test,
 )
-from metrics_lib.experiments import _crossing_probabilities
+from metrics_lib.online.sequential import _crossing_probabilities
 
 
 def _users(rng, n, alpha=2.0, beta=38.0, mean_impressions=20):

@@ -392,13 +392,14 @@ NAN = float("nan")
 
 def test_per_list_checks_find_each_kind_once(monkeypatch):
     """One ids_kind per argument and one unwrapping per id (the per-list cost)."""
-    from metrics_lib import _validation
+    from metrics_lib._validation import ids, lists  # the modules that look them up
 
     kinds, unwrapped = [], []
-    ids_kind, as_python_id = _validation.ids_kind, _validation._as_python_id
-    monkeypatch.setattr(_validation, "ids_kind",
-                        lambda name, items: kinds.append(name) or ids_kind(name, items))
-    monkeypatch.setattr(_validation, "_as_python_id",
+    ids_kind, as_python_id = ids.ids_kind, lists._as_python_id
+    for module in (ids, lists):
+        monkeypatch.setattr(module, "ids_kind",
+                            lambda name, items: kinds.append(name) or ids_kind(name, items))
+    monkeypatch.setattr(lists, "_as_python_id",
                         lambda item: unwrapped.append(item) or as_python_id(item))
     ml.ndcg_at_k(list(range(100)), {3: 1, 500: 2}, k=10)
     assert sorted(kinds) == ["recommended", "relevant"]

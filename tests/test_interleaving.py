@@ -11,7 +11,7 @@ from metrics_lib import (
     team_draft_interleave,
     team_draft_interleave_many,
 )
-from metrics_lib.interleaving import _team_draft_many, _team_draft_one
+from metrics_lib.online.interleaving import _team_draft_many, _team_draft_one
 
 
 def test_hand_traced_drafts():

@@ -125,7 +125,7 @@ def test_an_unknown_value_names_the_choices():
 
 
 def test_once_per_call_when_the_users_are_scored_in_chunks(monkeypatch):
-    module = importlib.import_module("metrics_lib.evaluate")
+    module = importlib.import_module("metrics_lib.batch.chunks")
 
     recs, truth, without = tables(5, n_users=80)
     expected = evaluate(recs, truth, METRICS, missing="zero")

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics_lib import _movielens as mlens
+from metrics_lib.datasets import _movielens as mlens
 from metrics_lib import load_movielens_100k
 
 INTER = ("user_id:token\titem_id:token\trating:float\ttimestamp:float\n"

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from metrics_lib import _passes, evaluate
 from test_differential import METRICS, assert_same, by_text, make_tables, tables, trec_reference
 
-evaluate_module = importlib.import_module("metrics_lib.evaluate")
+chunks_module = importlib.import_module("metrics_lib.batch.chunks")
+users_module = importlib.import_module("metrics_lib.batch.users")
 
 
 @pytest.fixture
@@ -76,7 +77,7 @@ def test_all_integral_equals_floor_comparison(seed, tiny_pieces):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=tables)
 def test_tiny_pieces_and_chunks_equal_trec_eval(case, tiny_pieces, monkeypatch):
-    monkeypatch.setattr(evaluate_module, "_ROWS_PER_CHUNK", 4)
+    monkeypatch.setattr(chunks_module, "_ROWS_PER_CHUNK", 4)
     seed, id_type, missing = case
     recs, truth = make_tables(seed, id_type)
     assert_same(by_text(evaluate(recs, truth, METRICS, missing=missing)),
@@ -114,10 +115,10 @@ def test_judgement_runs_in_chunks_equal_one_chunk(seed, layout, monkeypatch):
     recs, truth = judged_tables(seed, layout)
     whole = evaluate(recs, truth, METRICS)
     runs = []
-    code_runs = evaluate_module._code_runs
-    monkeypatch.setattr(evaluate_module, "_code_runs",
+    code_runs = users_module._code_runs
+    monkeypatch.setattr(users_module, "_code_runs",
                         lambda *a: runs.append(code_runs(*a)) or runs[-1])
-    monkeypatch.setattr(evaluate_module, "_ROWS_PER_CHUNK", 30)
+    monkeypatch.setattr(chunks_module, "_ROWS_PER_CHUNK", 30)
     monkeypatch.setattr(_passes, "PIECE", 7)
     chunked = evaluate(recs, truth, METRICS)
     pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
@@ -158,7 +159,7 @@ def test_grade_dtypes_give_the_float_grade_values(dtype, chunked, monkeypatch):
     expected = [evaluate(recs, truth.astype({"relevance": "float64"}), METRICS + ["dcg@5"],
                          **keywords) for keywords in options]
     if chunked:
-        monkeypatch.setattr(evaluate_module, "_ROWS_PER_CHUNK", 30)
+        monkeypatch.setattr(chunks_module, "_ROWS_PER_CHUNK", 30)
         monkeypatch.setattr(_passes, "PIECE", 7)
     typed = truth.astype({"relevance": dtype})
     for keywords, want in zip(options, expected):

@@ -205,7 +205,7 @@ def test_per_list_equals_evaluate(id_kind, variant):
 
 def test_threads_and_chunks_agree(monkeypatch):
     """The mask is cut per chunk of users like every other row array."""
-    module = sys.modules["metrics_lib.evaluate"]
+    module = sys.modules["metrics_lib.batch.chunks"]
 
     rng = np.random.default_rng(3)
     recs, truth = _random_tables(rng, "int64")

@@ -476,8 +476,8 @@ def test_threads_give_the_same_values(mode, monkeypatch):
     # the chunks small enough to exist on a small table.
     import sys
 
-    evaluate_module = sys.modules["metrics_lib.evaluate"]  # the module, not the function
-    monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 8)
+    chunks_module = sys.modules["metrics_lib.batch.chunks"]
+    monkeypatch.setattr(chunks_module, "_MIN_ROWS_PER_THREAD", 8)
     recs, truth = tied_tables(33, "int64")
     metrics = ["precision@3", "mrr", "map@4", "hit@2", "rprec"] + (
         [] if mode == "block" else ["ndcg@3", "dcg"])

@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 import metrics_lib as ml
-evaluate_module = importlib.import_module("metrics_lib.evaluate")
+chunks_module = importlib.import_module("metrics_lib.batch.chunks")
 from metrics_lib.trec_measures import IPREC_RECALL_LEVELS
 
 
@@ -384,7 +384,7 @@ def test_evaluate_threads_give_identical_values(monkeypatch):
     run, qrels = make_case(5)
     recs, truth = frames(run, qrels)
     one = ml.evaluate(recs, truth, EVAL_METRICS)
-    monkeypatch.setattr(evaluate_module, "_MIN_ROWS_PER_THREAD", 10)
+    monkeypatch.setattr(chunks_module, "_MIN_ROWS_PER_THREAD", 10)
     pd.testing.assert_frame_equal(ml.evaluate(recs, truth, EVAL_METRICS, n_jobs=3), one)
 
 

@@ -19,8 +19,13 @@ in Debian's chromium (headless, driven by Playwright) and checks, page by page:
   ``_config.yml``), and the .ipynb download link exists (checked with the
   other links);
 
-* math fits: at 1024, 1366 and 1920 px no display equation is wider than
-  its box, and at 390 px (a phone) the page itself does not scroll sideways;
+* layout (tools/book_layout.py), at 390, 1024, 1366 and 1920 px in the light
+  and the dark theme: every image keeps its aspect ratio (within 2 %), figure
+  text is drawn at 0.6 of the body text or more on a phone, dark mode leaves
+  figures as drawn, every display equation fits its box (at 1024 px and
+  wider) or scrolls (on a phone), and whatever scrolls
+  sideways (equations, tables, code, figures) shows a cue; tables and inline
+  code stay in the column; the page never scrolls sideways;
 * Korean glyphs: every Hangul character on the page is drawn, on a canvas
   with the page's own font, as a real glyph: not blank and not the box
   (.notdef) that a missing glyph gives. The browser runs with a fontconfig
@@ -60,6 +65,8 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import book_layout  # noqa: E402 - tools/ is not a package
 sys.path.insert(0, str(ROOT / "_ext"))
 from launch_targets import launch_path  # noqa: E402  (where the launch buttons point)
 
@@ -73,9 +80,6 @@ SCREENSHOT_PAGES = ["book/ndcg.html", "book/precision_recall.html",
                     "book/average_precision.html", "book/rr_mrr.html"]
 SEARCH_TERM = "NDCG"
 PAGE_TIMEOUT_MS = 30_000
-# Widths at which no display equation may overflow its box, and a phone's.
-MATH_WIDTHS = (1024, 1366, 1920)
-PHONE_WIDTH = 390
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -201,6 +205,12 @@ async () => {
                            .map(e => e.textContent.trim().slice(0, 60));
       out.merrors = [...document.querySelectorAll('mjx-merror')]
                       .map(e => e.getAttribute('data-mjx-error') || e.textContent.slice(0, 60));
+      // a TeX command MathJax did not understand in text mode shows up as a
+      // literal backslash (an escaped underscore in text mode without the
+      // textmacros extension)
+      out.backslashes = [...document.querySelectorAll('mjx-container')]
+                          .map(e => e.textContent).filter(t => t.includes('\\\\'))
+                          .map(t => t.slice(0, 60));
     }
   }
   out.mjx = document.querySelectorAll('mjx-container').length;
@@ -249,23 +259,6 @@ async () => {
 }
 """
 
-
-FIT_SCRIPT = """
-() => {
-  const out = {overflow: [], page_scroll: 0};
-  for (const m of document.querySelectorAll('mjx-container[display="true"]')) {
-    const box = m.closest('.math') || m.parentElement;
-    const inner = m.querySelector('mjx-math') || m;
-    const need = inner.getBoundingClientRect().width, have = box.getBoundingClientRect().width;
-    if (need > have + 1) {
-      const label = (box.id || (box.querySelector('.eqno') || {}).textContent || '').trim();
-      out.overflow.push(`${label || 'unlabelled'} needs ${Math.round(need)} px, box ${Math.round(have)} px`);
-    }
-  }
-  out.page_scroll = document.documentElement.scrollWidth - window.innerWidth;
-  return out;
-}
-"""
 
 # Draws every distinct Hangul character of the page with the font of the
 # element that holds it and compares it with the glyph of a private-use code
@@ -394,10 +387,13 @@ def main(argv=None) -> int:
                     and "ERR_ABORTED" not in (r.failure or "") and fail(
                         current["page"], f"request failed: {r.url} ({r.failure})"))
 
-            for path in pages:
+            for number, path in enumerate(pages, 1):
                 rel = path.relative_to(html_dir).as_posix()
                 current["page"] = rel
                 stats["pages"] += 1
+                if number % 5 == 1:  # a line now and then: the whole run takes a minute or two
+                    print(f"check_book: page {number}/{len(pages)} ({rel}), "
+                          f"{time.monotonic() - started:.0f} s", flush=True)
                 if not path.is_file():
                     fail(rel, "listed in searchindex.js but not built")
                     continue
@@ -424,20 +420,15 @@ def main(argv=None) -> int:
                             fail(rel, f"math not typeset: {tex}")
                         for err in out["merrors"]:
                             fail(rel, f"MathJax error: {err}")
+                        for tex in out["backslashes"]:
+                            fail(rel, f"a TeX command shown as text: {tex}")
                         if out["mjx"] == 0:
                             fail(rel, "no mjx-container on a page with math")
                 stats["math"] += out["mjx"]
-                if out["mjx"]:
-                    for width in MATH_WIDTHS:
-                        page.set_viewport_size({"width": width, "height": 1000})
-                        fit = page.evaluate(FIT_SCRIPT)
-                        for problem in fit["overflow"]:
-                            fail(rel, f"equation wider than its box at {width} px: {problem}")
-                page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
-                fit = page.evaluate(FIT_SCRIPT)
-                if fit["page_scroll"] > 1:
-                    fail(rel, f"the page scrolls sideways by {fit['page_scroll']} px at "
-                         f"{PHONE_WIDTH} px")
+                # 390 to 1920 px, light and dark: figures keep their shape and legible
+                # text, nothing is clipped, whatever scrolls sideways shows a cue.
+                book_layout.check_layout(page, html_dir, base,
+                                         functools.partial(fail, rel), stats)
                 page.set_viewport_size({"width": 1280, "height": 1000})
                 korean = page.evaluate(KOREAN_SCRIPT)
                 stats["hangul"] += korean["count"]
@@ -526,6 +517,9 @@ def main(argv=None) -> int:
           f"{stats['pages_with_math']} with math, {stats['math']} formulas typeset), "
           f"{stats['images']} images, {stats['links']} internal links, "
           f"{stats['search_results']} search results for {SEARCH_TERM!r}, "
+          f"{stats['layouts']} page layouts (widths x themes) with "
+          f"{stats['image_renderings']} image and {stats['equation_renderings']} display-equation "
+          f"renderings measured, "
           f"{stats['hangul']} distinct Hangul characters drawn (summed over pages), "
           f"{stats['external']} requests outside 127.0.0.1, "
           f"{stats['screenshots']} screenshots in {shots_dir} ({elapsed:.0f} s)")

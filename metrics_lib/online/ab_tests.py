@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_choice, check_count, check_open_unit, show
+from .._validation import check_choice, check_count, check_open_unit, show
 
 __all__ = [
     "RateEstimate",

@@ -1,0 +1,72 @@
+"""``{metric-table}``: the metrics evaluate accepts, read from the metric registry.
+
+book/api.md shows this table under :func:`parse_metric`; a metric declared in
+its own module (metrics_lib/ranking/, see CONTRIBUTING.md) appears in it
+without any edit of the page. The table is built as docutils nodes, so it
+reads the same under MyST and reStructuredText.
+"""
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx import addnodes
+
+_PARAMETER = {"optional": "@k (optional)", "none": "none",
+              "level": "a recall level in [0, 1]"}
+
+
+def _codes(words) -> list:
+    out = []
+    for word in words:
+        out += [nodes.literal(text=word), nodes.Text(", ")]
+    return out[:-1] or [nodes.Text("-")]
+
+
+def _function(function) -> list:
+    if function is None:
+        return [nodes.Text("-")]
+    name = function.__name__
+    ref = addnodes.pending_xref("", refdomain="py", reftype="func", reftarget=name,
+                                refexplicit=False, refwarn=False)
+    ref["py:module"] = "metrics_lib"  # the page's currentmodule
+    ref += nodes.literal(text=f"{name}()")
+    return [ref]
+
+
+def _cells(metric) -> list[list]:
+    return [_codes(metric.aliases), [nodes.Text(_PARAMETER[metric.cutoff])],
+            _codes(measure.name for measure in metric.trec_eval),
+            _function(metric.per_list), _codes(metric.keywords)]
+
+
+def _row(cells) -> nodes.row:
+    row = nodes.row()
+    for content in cells:
+        entry = nodes.entry()
+        entry += nodes.paragraph("", "", *content)
+        row += entry
+    return row
+
+
+class MetricTable(Directive):
+    has_content = False
+
+    def run(self):
+        from metrics_lib.ranking import registry
+
+        header = ["names (any case)", "parameter", "trec_eval measures", "per list",
+                  "keywords of its own"]
+        group = nodes.tgroup(cols=len(header))
+        group += [nodes.colspec(colwidth=1) for _ in header]
+        head = nodes.thead()
+        head += _row([[nodes.Text(text)] for text in header])
+        body = nodes.tbody()
+        body += [_row(_cells(metric)) for metric in registry.metrics()]
+        group += [head, body]
+        table = nodes.table(classes=["metric-table"])
+        table += group
+        return [table]
+
+
+def setup(app):
+    app.add_directive("metric-table", MetricTable)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,126 @@
+/* Ranking Matters: wide content scrolls inside its own box, with a visible cue.
+ *
+ * 1. Figures keep legible text. The notebooks draw with matplotlib's default 10 pt text, and
+ *    myst-nb writes each figure's width at the inline backend's 100 dpi into the <img> style,
+ *    so at that width the text is 10 / 72 * 100 = 13.9 CSS px. The image gets a minimum
+ *    width at which that text is at least LEGIBLE times the body text; in a narrower column
+ *    the figure scrolls sideways instead of shrinking (the link around it is the scroll box).
+ *    On phones only; wider screens show the whole figure.
+ * 2. Every box in the article that scrolls sideways and whose content is wider than the box
+ *    (display equations, tables, code, such figures) gets the class rm-scroll-cue, plus
+ *    rm-more-left / rm-more-right for the sides where content is hidden; the book's CSS fades
+ *    those sides out. Marked again after MathJax has typeset, on resize and on scroll.
+ * tools/check_book.py measures both in a real browser.
+ */
+(function () {
+  "use strict";
+  const FIGURE_TEXT_PX = (10 / 72) * 100;
+  const LEGIBLE = 0.605; // check_book.py requires 0.6
+  // Phones only: on wider screens the whole figure stays in view (a click opens it full size).
+  const PHONE = window.matchMedia("(max-width: 575.98px)");
+  const CUE = "rm-scroll-cue";
+
+  function article() {
+    return document.querySelector(".bd-article");
+  }
+
+  function sizeFigures(root) {
+    const body = parseFloat(getComputedStyle(root).fontSize) || 16;
+    for (const img of root.querySelectorAll(".cell_output figure img")) {
+      const designed = parseFloat(img.style.width);
+      if (!designed) continue;
+      if (!PHONE.matches) {
+        img.style.minWidth = "";
+        continue;
+      }
+      // min-width counts the padding and border too (dark mode frames figures)
+      const style = getComputedStyle(img);
+      const frame = ["paddingLeft", "paddingRight", "borderLeftWidth", "borderRightWidth"]
+        .reduce((sum, side) => sum + (parseFloat(style[side]) || 0), 0);
+      const picture = Math.ceil((designed * LEGIBLE * body) / FIGURE_TEXT_PX);
+      img.style.minWidth = picture + frame + "px";
+    }
+  }
+
+  function updateSides(box) {
+    const hidden = box.scrollWidth - box.clientWidth;
+    box.classList.toggle("rm-more-left", hidden > 1 && box.scrollLeft > 1);
+    box.classList.toggle("rm-more-right", hidden > 1 && box.scrollLeft < hidden - 1);
+  }
+
+  function onScroll(event) {
+    updateSides(event.currentTarget);
+  }
+
+  // Elements of the article, MathJax's inner ones left out (the equation's own
+  // container is the box).
+  function* elements(root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT, {
+      acceptNode: (node) =>
+        node.parentElement && node.parentElement.closest("mjx-container")
+          ? NodeFilter.FILTER_REJECT
+          : NodeFilter.FILTER_ACCEPT,
+    });
+    while (walker.nextNode()) yield walker.currentNode;
+  }
+
+  // Scroll boxes: elements whose content is wider and whose computed overflow-x scrolls.
+  function markScrollBoxes(root) {
+    for (const el of elements(root)) {
+      const over = el.scrollWidth > el.clientWidth + 1;
+      if (!over && !el.classList.contains(CUE)) continue; // the cheap test first
+      const overflowX = over ? getComputedStyle(el).overflowX : "";
+      const wide = over && (overflowX === "auto" || overflowX === "scroll");
+      if (wide && !el.classList.contains(CUE)) {
+        el.classList.add(CUE);
+        el.addEventListener("scroll", onScroll, { passive: true });
+      } else if (!wide && el.classList.contains(CUE)) {
+        el.classList.remove(CUE, "rm-more-left", "rm-more-right");
+        el.removeEventListener("scroll", onScroll);
+      }
+      if (wide) updateSides(el);
+    }
+  }
+
+  function mark() {
+    const root = article();
+    if (!root) return;
+    sizeFigures(root);
+    markScrollBoxes(root);
+  }
+
+  let pending = false;
+  function markSoon() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      mark();
+    });
+  }
+
+  async function start() {
+    mark();
+    // MathJax loads after this script and typesets asynchronously.
+    if (document.querySelector(".math")) {
+      const deadline = Date.now() + 20000;
+      while (!(window.MathJax && MathJax.startup && MathJax.startup.promise) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+    }
+    mark();
+    document.documentElement.dataset.rmScrollCues = "ready"; // for tools/check_book.py
+    window.addEventListener("resize", markSoon);
+    // a column that changes width without a window resize (sidebars, fonts)
+    if (window.ResizeObserver) new ResizeObserver(markSoon).observe(article() || document.body);
+    window.addEventListener("load", markSoon); // images that arrived late
+    document.addEventListener("transitionend", markSoon); // the sidebars slide in and out
+    // the light/dark switch changes the figures' frame
+    new MutationObserver(markSoon).observe(document.documentElement,
+                                           { attributes: true, attributeFilter: ["data-theme"] });
+    if (document.fonts) document.fonts.ready.then(markSoon);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,401 @@
+"""The presets: for each peer library, its version, its metrics and their keywords.
+
+Data only: one ``_Preset`` per peer, each metric of it a ``_Metric`` naming
+the peer's file and function; :mod:`metrics_lib.conventions.resolve` reads
+them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from .._validation import show
+
+
+@dataclass(frozen=True)
+class _Metric:
+    """One metric of one peer: our metric kind and the keywords that give it."""
+
+    kind: str                 # metric name of this library (parse_metric spelling)
+    names: tuple              # the peer's own spellings (matched ignoring case), no "@k"
+    source: str               # peer file and function
+    keywords: dict = field(default_factory=dict)
+    cutoff: str = "optional"  # "optional", "required" or "none"
+    ties_reproducible: bool | None = None  # None: the peer's default
+    ties: str | None = None   # overrides the peer's tie note for this metric
+
+
+@dataclass(frozen=True)
+class _Preset:
+    peer: str
+    version: str
+    repository: str
+    ties_note: str
+    ties_reproducible: bool
+    keywords: dict            # every metric's keywords unless the metric overrides
+    metrics: tuple
+    parameters: dict          # peer option -> function(value) -> our keywords
+    free: tuple = ()          # our keywords that stand for a peer option: settable
+    score_dtype: str | None = None  # "float32": the peer compares scores in float32
+    note: str = ""            # what the caller must give the peer and this library alike
+
+
+# The values evaluate uses when a keyword is not given: a preset keyword equal to
+# one of these may be dropped when this version of evaluate lacks the keyword.
+_NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
+            "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
+            "no_hit": "zero", "candidates": "all", "score_threshold": None}
+
+_TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
+                  "empty": "zero", "relevance_level": 1, "gain": "linear",
+                  "ideal": "judged", "denominator": "relevant", "log_base": 2,
+                  "judged_only": False, "precision_denominator": "k",
+                  "recall_denominator": "relevant", "min_grade": None, "truncate": None,
+                  "no_hit": "zero", "candidates": "all", "score_threshold": None}
+
+def _trec_metrics(prefix: str) -> tuple:
+    src = prefix + "{}"
+    return (
+        _Metric("precision", ("P",), src.format("m_P.c, te_calc_P"), cutoff="required"),
+        _Metric("recall", ("recall",), src.format("m_recall.c, te_calc_recall"),
+                cutoff="required"),
+        _Metric("hit", ("success",), src.format("m_success.c, te_calc_success"),
+                cutoff="required"),
+        _Metric("rr", ("recip_rank",), src.format("m_recip_rank.c, te_calc_recip_rank"),
+                cutoff="none"),
+        _Metric("ap", ("map", "map_cut"), src.format("m_map.c, te_calc_map; m_map_cut.c, "
+                                                     "te_calc_map_cut")),
+        _Metric("ndcg", ("ndcg", "ndcg_cut"), src.format("m_ndcg.c, te_calc_ndcg; "
+                                                         "m_ndcg_cut.c, te_calc_ndcg_cut")),
+        _Metric("rprec", ("Rprec",), src.format("m_Rprec.c, te_calc_Rprec"), cutoff="none"),
+        _Metric("num_rel_ret", ("num_rel_ret",),
+                src.format("m_num_rel_ret.c, te_calc_num_rel_ret"), cutoff="none"),
+        _Metric("num_ret", ("num_ret",), src.format("m_num_ret.c, te_calc_num_ret"),
+                cutoff="none"),
+        _Metric("num_rel", ("num_rel",), src.format("m_num_rel.c, te_calc_num_rel"),
+                cutoff="none"),
+    )
+
+
+def _trec_parameters():
+    return {"relevance_level": lambda v: {"relevance_level": v},
+            "judged_docs_only_flag": lambda v: {"judged_only": bool(v)}}
+
+
+_TIE_UNREPRODUCIBLE = ("the order of tied scores is implementation-defined; the preset "
+                       "orders them as trec_eval does (ties='item_desc'), which agrees "
+                       "with the peer on scores without ties only")
+
+_PRESETS = {}
+
+def _add(preset: _Preset) -> None:
+    _PRESETS[preset.peer] = preset
+
+
+_add(_Preset(
+    peer="trec_eval", version="10.0 (commit f425365)",
+    repository="https://github.com/usnistgov/trec_eval",
+    ties_note=("score descending (C double), then document id compared with strcmp, "
+               "descending (form_res_rels.c, comp_sim_docno)"),
+    ties_reproducible=True, keywords=dict(_TREC_KEYWORDS),
+    metrics=_trec_metrics("trec_eval 10.0, "),
+    parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "skip"}},
+    free=("relevance_level", "judged_only", "missing"),
+    note=("A user judged in the truth table without recommendations: trec_eval 10.0 "
+          "without -c stops there (trec_eval.c, main: 'result qid ... not found in "
+          "qrels', exit status 4), although its help text says such queries are "
+          "ignored; the preset leaves them out (missing='skip', as pytrec_eval does). "
+          "missing='raise' stops as 10.0 does, missing='zero' is -c.")))
+
+_add(_Preset(
+    peer="pytrec_eval", version="pytrec_eval-terrier 0.5.11",
+    repository="https://github.com/terrierteam/pytrec_eval",
+    ties_note=("as trec_eval, but the score is stored as a C float "
+               "(src/pytrec_eval.cpp, ResultRankingBuilder.ProcessQueryDocumentPair, into "
+               "trec_eval 9's TEXT_RESULTS.sim): scores equal in float32 tie"),
+    ties_reproducible=True, keywords=dict(_TREC_KEYWORDS),
+    metrics=_trec_metrics("pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 code), "),
+    parameters=_trec_parameters(), free=("relevance_level", "judged_only"),
+    score_dtype="float32"))
+
+_IRM = "ir-measures 0.4.3, "
+
+_add(_Preset(
+    peer="ir_measures", version="0.4.3",
+    repository="https://github.com/terrierteam/ir_measures",
+    ties_note=("provider pytrec_eval (every measure but RR@k): trec_eval's order on float32 "
+               "scores; provider msmarco (RR@k): score descending, then id as text "
+               "ascending (ir_measures/providers/msmarco_provider.py)"),
+    ties_reproducible=True,
+    keywords={**_TREC_KEYWORDS, "missing": "zero"},
+    metrics=(
+        _Metric("precision", ("P",), _IRM + "ir_measures/measures/p.py, _P (pytrec_eval "
+                "provider)", cutoff="required"),
+        _Metric("recall", ("R",), _IRM + "ir_measures/measures/r.py, _R (pytrec_eval provider)",
+                cutoff="required"),
+        _Metric("hit", ("Success",), _IRM + "ir_measures/measures/success.py, _Success "
+                "(pytrec_eval provider)", cutoff="required"),
+        _Metric("rr", ("RR",), _IRM + "ir_measures/measures/rr.py, _RR (RR: pytrec_eval "
+                "provider; RR@k: ir_measures/providers/msmarco_provider.py)"),
+        _Metric("ap", ("AP",), _IRM + "ir_measures/measures/ap.py, _AP (pytrec_eval provider)"),
+        _Metric("ndcg", ("nDCG",), _IRM + "ir_measures/measures/ndcg.py, _nDCG (pytrec_eval "
+                "provider)"),
+        _Metric("rprec", ("Rprec",), _IRM + "ir_measures/measures/rprec.py, _Rprec",
+                cutoff="none"),
+        _Metric("num_ret", ("NumRet",), _IRM + "ir_measures/measures/numret.py, _NumRet "
+                "(rel=None)", cutoff="none"),
+        _Metric("num_rel_ret", ("NumRelRet",), _IRM + "ir_measures/measures/numret.py, "
+                "_NumRet(rel=...) (pytrec_eval num_rel_ret)", cutoff="none"),
+    ),
+    parameters={"rel": lambda v: {"relevance_level": v},
+                "judged_only": lambda v: {"judged_only": bool(v)},
+                "gains": lambda v: {"gain": {int(g): float(x) for g, x in dict(v).items()}},
+                "provider": lambda v: {}, "measure": lambda v: {}},
+    free=("relevance_level", "judged_only", "gain"), score_dtype="float32"))
+
+_RANX = "ranx 0.3.21, "
+
+_add(_Preset(
+    peer="ranx", version="0.3.21", repository="https://github.com/AmenRa/ranx",
+    # numba 0.68.1 numba/misc/quicksort.py: lists of at most SMALL_QUICKSORT = 15 items get
+    # only its insertion sort, which is stable; longer ones are partitioned, which is not
+    ties_note=("numba np.argsort of the negated scores (ranx/data_structures/common.py, "
+               "sort_dict_by_value), a quicksort that keeps tied items in the run's order "
+               "on lists of at most 15 items (ties='input' reproduces it there) and not "
+               "beyond: " + _TIE_UNREPRODUCIBLE),
+    ties_reproducible=False,
+    keywords={**_TREC_KEYWORDS, "missing": "zero"},
+    metrics=(
+        _Metric("num_rel_ret", ("hits",), _RANX + "ranx/metrics/hits.py, hits()"),
+        _Metric("hit", ("hit_rate",), _RANX + "ranx/metrics/hit_rate.py, hit_rate()"),
+        _Metric("precision", ("precision",), _RANX + "ranx/metrics/precision.py, precision()"),
+        _Metric("recall", ("recall",), _RANX + "ranx/metrics/recall.py, recall()"),
+        _Metric("rr", ("mrr",), _RANX + "ranx/metrics/reciprocal_rank.py, reciprocal_rank()"),
+        _Metric("ap", ("map",), _RANX + "ranx/metrics/average_precision.py, "
+                "average_precision()"),
+        _Metric("ndcg", ("ndcg",), _RANX + "ranx/metrics/ndcg.py, ndcg() (_ndcg with "
+                "jarvelin=True)"),
+        _Metric("ndcg", ("ndcg_burges",), _RANX + "ranx/metrics/ndcg.py, ndcg_burges() "
+                "(_ndcg with jarvelin=False)", keywords={"gain": "exponential"}),
+        _Metric("rprec", ("r-precision", "r_precision"), _RANX + "ranx/metrics/r_precision.py, "
+                "r_precision()", cutoff="none"),
+    ),
+    parameters={"rel_lvl": lambda v: {"relevance_level": v},
+                "make_comparable": lambda v: {"missing": "zero"} if v else {"missing": "skip"}},
+    free=("relevance_level", "missing", "min_grade")))
+
+_REC = "recommenders 1.2.1, recommenders/evaluation/python_evaluation.py, "
+
+# Recommenders (merge_ranking_true_pred), RecTools (calc_per_user) and RecBole
+# (FullSortEvalDataLoader) count every row of the truth table they are given as
+# relevant, whatever its rating: their presets read no grade column
+# (relevance_col=None makes every truth row relevant, grade 1)
+_EVERY_ROW = {"relevance_col": None}
+
+# A peer option that makes a metric read the grades: the caller's relevance_col
+# (evaluate's default "relevance" when none is given) instead of _EVERY_ROW.
+_GRADES = object()
+
+def _score_type(value) -> dict:
+    """Recommenders' ndcg_at_k(score_type=...) as keywords."""
+    if value == "binary":
+        return {"gain": "binary"}
+    gain = {"raw": "linear", "exp": "exponential"}.get(value)
+    if gain is None:
+        raise ValueError("recommenders' score_type is 'binary', 'raw' or 'exp'; got "
+                         f"{show(value)}")
+    # rel = rating (raw) or 2**rating - 1 (exp); a user whose ratings are all 0 has an
+    # ideal DCG of 0 and gets 0/0 = NaN, left out of ndcg_at_k's mean (empty="nan";
+    # called on that user alone, the df_hit.shape[0] == 0 guard gives 0.0 without a hit)
+    return {"gain": gain, "relevance_col": _GRADES, "empty": "nan"}
+
+
+_add(_Preset(
+    peer="recommenders", version="1.2.1",
+    repository="https://github.com/recommenders-team/recommenders",
+    ties_note=("get_top_k_items sorts with pandas sort_values (a stable sort): tied scores "
+               "keep the input order"),
+    ties_reproducible=True,
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "ties": "input", "missing": "skip"},
+    metrics=(
+        _Metric("precision", ("precision_at_k",), _REC + "precision_at_k()", cutoff="required"),
+        _Metric("recall", ("recall_at_k",), _REC + "recall_at_k()", cutoff="required"),
+        # ndcg_at_k merges its hits with the whole rating_true (how="outer") and takes
+        # the mean over every user of it: a user without predictions scores 0 and
+        # counts, unlike the other metrics' mean over the common users (n_users)
+        _Metric("ndcg", ("ndcg_at_k",), _REC + "ndcg_at_k() (score_type='binary')",
+                keywords={"gain": "binary", "missing": "zero"}, cutoff="required"),
+        _Metric("ap", ("map_at_k",), _REC + "map_at_k()", keywords={"denominator": "min_k"},
+                cutoff="required"),
+        _Metric("ap", ("map",), _REC + "map()", cutoff="required"),
+        # hits in the top min(k, |R|) over |R|; a user without one is NaN (dropped
+        # from Recommenders' mean), while a user with no hit in the top k gets 0.0
+        _Metric("rprec", ("r_precision_at_k",), _REC + "r_precision_at_k()",
+                keywords={"no_hit": "nan"}, cutoff="required"),
+    ),
+    # relevancy_method="by_threshold": merge_ranking_true_pred takes the top `threshold`
+    # items (default 10), whatever k is
+    parameters={"relevancy_method": lambda v: ({"truncate": None} if v == "top_k"
+                                               else {"truncate": 10}),
+                "threshold": lambda v: {"truncate": v},
+                "score_type": _score_type},
+    # gain is not free: a graded gain needs the grade column, which only the peer's
+    # own option score_type= switches on (see _score_type)
+    free=("truncate",),
+    note=("Give the preset the truth table given to Recommenders (rating_true), grades "
+          "and all: Recommenders counts every row of rating_true as relevant, whatever its "
+          "rating (merge_ranking_true_pred), and so does the preset, which reads no grade "
+          "column (relevance_col=None) except for ndcg_at_k(score_type='raw' or 'exp'), "
+          "whose gains are the grades of relevance_col. A relevance_col= passed with the "
+          "other metrics is refused: filter the table (for both libraries) to leave "
+          "rows out")))
+
+_RT = "RecTools 0.19.0, "
+
+_add(_Preset(
+    peer="rectools", version="0.19.0", repository="https://github.com/MobileTeleSystems/RecTools",
+    ties_note=("RecTools takes ranks, not scores: the caller orders tied items; the preset "
+               "uses trec_eval's order (ties='item_desc')"),
+    ties_reproducible=True,
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "missing": "zero", "gain": "binary"},
+    metrics=(
+        _Metric("precision", ("Precision",), _RT + "rectools/metrics/classification.py, "
+                "Precision.calc_per_user", cutoff="required"),
+        _Metric("recall", ("Recall",), _RT + "rectools/metrics/classification.py, "
+                "Recall.calc_per_user", cutoff="required"),
+        _Metric("hit", ("HitRate",), _RT + "rectools/metrics/classification.py, "
+                "HitRate.calc_per_user", cutoff="required"),
+        _Metric("rr", ("MRR",), _RT + "rectools/metrics/ranking.py, MRR.calc_per_user",
+                cutoff="required"),
+        _Metric("ap", ("MAP",), _RT + "rectools/metrics/ranking.py, MAP.calc_per_user",
+                cutoff="required"),
+        _Metric("ndcg", ("NDCG",), _RT + "rectools/metrics/ranking.py, NDCG.calc_per_user",
+                keywords={"ideal": "k"}, cutoff="required"),
+    ),
+    parameters={"r_precision": lambda v: {"precision_denominator": "min_k" if v else "k"},
+                "divide_by_k": lambda v: {"denominator": "k" if v else "relevant"},
+                "divide_by_achievable": lambda v: {"ideal": "judged" if v else "k"}},
+    free=("precision_denominator", "denominator", "ideal"),
+    note=("Give the preset the interactions given to RecTools, weights or grades and all: "
+          "RecTools counts every interaction as relevant whatever its weight (calc_per_user "
+          "of each metric merges reco with interactions on user and item only, "
+          "rectools/metrics/base.py, merge_reco), and so does the preset, which reads no "
+          "grade column (relevance_col=None; a relevance_col= passed is refused: filter the "
+          "table for both libraries to leave rows out). RecTools takes ranks: give it the "
+          "ranks of trec_eval's order (score descending, then item id as text descending), "
+          "or pass rank_col= with the ranks given to RecTools")))
+
+_RB = "RecBole 1.2.1, recbole/evaluator/metrics.py, "
+
+_add(_Preset(
+    peer="recbole", version="1.2.1", repository="https://github.com/RUCAIBox/RecBole",
+    ties_note=("torch.topk on float32 scores (recbole/evaluator/collector.py, "
+               "Collector.eval_batch_collect): " + _TIE_UNREPRODUCIBLE),
+    ties_reproducible=False,
+    keywords={**_TREC_KEYWORDS, **_EVERY_ROW, "missing": "zero", "unjudged": "empty",
+              "gain": "binary"},
+    metrics=(
+        _Metric("hit", ("hit",), _RB + "Hit.metric_info", cutoff="required"),
+        _Metric("rr", ("mrr",), _RB + "MRR.metric_info", cutoff="required"),
+        _Metric("ap", ("map",), _RB + "MAP.metric_info", keywords={"denominator": "min_k"},
+                cutoff="required"),
+        _Metric("recall", ("recall",), _RB + "Recall.metric_info", keywords={"empty": "nan"},
+                cutoff="required"),
+        _Metric("ndcg", ("ndcg",), _RB + "NDCG.metric_info", cutoff="required"),
+        _Metric("precision", ("precision",), _RB + "Precision.metric_info", cutoff="required"),
+    ),
+    parameters={}, score_dtype="float32",
+    note=("Give the preset the test interactions given to RecBole: RecBole's positives are "
+          "every test interaction, whatever its rating or label (recbole 1.2.1, "
+          "recbole/data/dataloader/general_dataloader.py, FullSortEvalDataLoader.__init__), "
+          "and the preset reads no grade column either (relevance_col=None; a "
+          "relevance_col= passed is refused: filter the table for both libraries to leave "
+          "rows out)")))
+
+_TM = "torchmetrics 1.9.0, src/torchmetrics/"
+
+_add(_Preset(
+    peer="torchmetrics", version="1.9.0",
+    repository="https://github.com/Lightning-AI/torchmetrics",
+    ties_note=("torch.topk / torch.argsort on float32 scores: " + _TIE_UNREPRODUCIBLE),
+    ties_reproducible=False,
+    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip",
+              "candidates": "recommended"},
+    metrics=(
+        # precision, recall, RR and AP count a relevant item as found only if its
+        # float32 score is > 0 (torch.where(preds > 0, target, 0) before the top k),
+        # while |R| and the empty check (retrieval/base.py, RetrievalMetric.compute:
+        # `if not mini_target.sum()`) use the unfiltered target: score_threshold=0.
+        # hit_rate.py, ndcg.py and r_precision.py do not filter.
+        _Metric("precision", ("RetrievalPrecision",), _TM + "functional/retrieval/precision.py, "
+                "retrieval_precision", keywords={"score_threshold": 0.0}),
+        _Metric("recall", ("RetrievalRecall",), _TM + "functional/retrieval/recall.py, "
+                "retrieval_recall", keywords={"score_threshold": 0.0}),
+        _Metric("hit", ("RetrievalHitRate",), _TM + "functional/retrieval/hit_rate.py, "
+                "retrieval_hit_rate"),
+        _Metric("rr", ("RetrievalMRR",), _TM + "functional/retrieval/reciprocal_rank.py, "
+                "retrieval_reciprocal_rank", keywords={"score_threshold": 0.0}),
+        _Metric("ap", ("RetrievalMAP",), _TM + "functional/retrieval/average_precision.py, "
+                "retrieval_average_precision",
+                keywords={"denominator": "retrieved", "score_threshold": 0.0}),
+        # _dcg_sample_scores(target, preds, top_k, ignore_ties=False): scikit-learn's
+        # average over the orders of each tied block, on float32 scores
+        _Metric("ndcg", ("RetrievalNormalizedDCG",), _TM + "functional/retrieval/ndcg.py, "
+                "retrieval_normalized_dcg, _dcg_sample_scores(ignore_ties=False)",
+                keywords={"ties": "average"}, ties_reproducible=True,
+                ties=("the average over the orders of each block of float32-equal scores "
+                      "(_dcg_sample_scores with ignore_ties=False, as scikit-learn)")),
+        _Metric("rprec", ("RetrievalRPrecision",), _TM + "functional/retrieval/r_precision.py, "
+                "retrieval_r_precision", cutoff="none"),
+    ),
+    parameters={"top_k": lambda v: {},
+                "adaptive_k": lambda v: {"precision_denominator": "retrieved" if v else "k"},
+                "empty_target_action": lambda v: {"empty": {"neg": "zero", "skip": "nan",
+                                                            "pos": "one"}[v]}},
+    free=("precision_denominator", "empty"), score_dtype="float32",
+    note=("torchmetrics scores the items it is given (the preset: candidates='recommended', "
+          "the judgements of listed items only); relevant items a list lacks count only "
+          "when they are passed to it, with scores below the list, and then belong in the "
+          "recommendations given to this library too. AP, precision, recall and RR treat an "
+          "item scored <= 0 as not found (torch.where(preds > 0, target, 0)) but keep it "
+          "among the relevant items: score_threshold=0 (the per-list functions apply it "
+          "when they are given scores=). torchmetrics refuses a graded target in every "
+          "metric but RetrievalNormalizedDCG (utilities/checks.py, "
+          "_check_retrieval_target_and_prediction_types: \"`target` must contain `binary` "
+          "values\"): it is given grade >= relevance_level there, which the preset "
+          "computes from the graded truth table itself; NDCG takes the grades")))
+
+_SK = "scikit-learn 1.9.1, sklearn/metrics/_ranking.py, "
+
+_add(_Preset(
+    peer="sklearn", version="1.9.1", repository="https://github.com/scikit-learn/scikit-learn",
+    ties_note=("ndcg_score and dcg_score average over the orders of each tied block "
+               "(ignore_ties=False, _tie_averaged_dcg); average_precision_score makes a "
+               "tied block one threshold"),
+    ties_reproducible=True,
+    keywords={**_TREC_KEYWORDS, "unjudged": "empty", "missing": "skip",
+              "candidates": "recommended"},
+    metrics=(
+        _Metric("ndcg", ("ndcg_score",), _SK + "ndcg_score, _tie_averaged_dcg",
+                keywords={"ties": "average"}, cutoff="optional"),
+        _Metric("dcg", ("dcg_score",), _SK + "dcg_score, _tie_averaged_dcg",
+                keywords={"ties": "average"}, cutoff="optional"),
+        _Metric("ap", ("average_precision_score",), _SK + "average_precision_score, "
+                "_binary_clf_curve", keywords={"ties": "block"}, cutoff="none"),
+        _Metric("ap", ("label_ranking_average_precision_score",),
+                _SK + "label_ranking_average_precision_score",
+                # scikit-learn gives 1.0 to a user with no relevant label
+                keywords={"ties": "block", "empty": "one"}, cutoff="none",
+                ties="one threshold per tied block (a tied block counts at its last rank)"),
+    ),
+    parameters={"ignore_ties": lambda v: {"ties": "item_desc"} if v else {}},
+    free=("ties",),
+    note=("scikit-learn scores the items it is given (the preset: candidates='recommended', "
+          "the judgements of listed items only); relevant items a list lacks count only "
+          "when they are passed to it, with scores below the list, and then belong in the "
+          "recommendations given to this library too")))
+
+#: Peer name -> (version the preset was checked against, repository).
+PEERS = MappingProxyType({name: (p.version, p.repository) for name, p in _PRESETS.items()})
+

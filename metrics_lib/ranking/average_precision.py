@@ -1,0 +1,254 @@
+"""Average precision (trec_eval ``m_map.c``, ``m_map_cut.c``).
+
+Definition, for one user: the sum of precision@i over the ranks ``i`` (at
+most ``k``) that hold a relevant item, divided by ``R``, the number of
+relevant items judged (trec_eval's ``map`` and ``map_cut_k``). Other
+denominators are keywords: ``"min_k"`` divides by ``min(k, R)``,
+``"retrieved"`` by the relevant items in the top ``k``, ``"k"`` by ``k``
+(needs a cut-off). MAP is its mean over users.
+
+Edge cases: ``R = 0`` gives the ``empty`` policy (0 by default); a list with
+no hit is 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_choice, show
+from ._common import (_TREC_CUTOFFS, AP_DENOMINATORS, _binary_batch, _binary_inputs,
+                      _mean_over_users, _no_relevant, _tied)
+from .registry import Metric, TrecMeasure, register
+
+
+def average_precision(recommended, relevant, k=None, *, denominator="relevant",
+                      relevance_level=1, empty="zero", judged_only=False,
+                      truncate=None, candidates="all",
+                      scores=None, ties="input", score_threshold=None):
+    """Average precision: precision at each relevant rank, summed, over ``|R|``.
+
+    By default (trec_eval) the precisions at the ranks ``i <= k`` that hold a
+    relevant item are summed and divided by the number of relevant items
+    ``|R|``, so relevant items the list never shows count as precision 0.
+    Dividing by the number of hits instead (the mean over the hit ranks) is
+    the ``denominator="retrieved"`` convention.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    denominator : {"relevant", "min_k", "retrieved", "k"}, default="relevant"
+        What the sum of precisions is divided by:
+
+        - ``"relevant"``: all relevant items, ``|R|`` (trec_eval ``map`` and
+          ``map_cut_k``, ranx, ir-measures, Recommenders ``map``);
+        - ``"min_k"``: ``min(k, |R|)`` (Recommenders ``map_at_k``, RecBole,
+          ml_metrics ``apk``); with ``k=None`` this is ``|R|``;
+        - ``"retrieved"``: the relevant items found in the top ``k``
+          (torchmetrics ``RetrievalMAP(top_k)``, recmetrics ``mapk``);
+        - ``"k"``: the cut-off ``k`` itself (RecTools 0.19.0
+          ``rectools/metrics/ranking.py``, ``MAP(divide_by_k=True)``,
+          ``MAP.calc_per_user_from_fitted``); it needs a ``k``.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Result when no item is relevant.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. ``"block"`` with ``denominator="relevant"`` and ``k=None`` is
+        scikit-learn's ``average_precision_score``.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
+
+    Returns
+    -------
+    float
+        AP in ``[0, 1]``.
+
+    See Also
+    --------
+    mean_average_precision, precision_at_k
+
+    Notes
+    -----
+    .. math:: AP@k = \\frac{1}{D} \\sum_{i=1}^{k} P@i \\cdot rel_i
+
+    For the same list the three denominators are ordered:
+    ``relevant <= min_k <= retrieved``. Only ``"relevant"`` penalises a
+    list for the relevant items it never shows.
+
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
+    References
+    ----------
+    .. [1] Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
+       Information Retrieval*, MIT Press, 2005.
+    .. [2] Microsoft Recommenders, ``python_evaluation.map_at_k``.
+    .. [3] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
+
+    Examples
+    --------
+    >>> from metrics_lib import average_precision
+    >>> ranking, rel = ["A", "x", "B", "y", "z"], {"A", "B", "C", "D"}
+    >>> round(average_precision(ranking, rel, k=3), 4)
+    0.4167
+    >>> round(average_precision(ranking, rel, k=3, denominator="min_k"), 4)
+    0.5556
+    >>> round(average_precision(ranking, rel, k=3, denominator="retrieved"), 4)
+    0.8333
+
+    One threshold per distinct score is scikit-learn's
+    ``average_precision_score`` (here: 0.7 and 0.7 tie at rank 2):
+
+    >>> round(average_precision(["a", "b", "c"], {"a", "c"}, scores=[0.9, 0.7, 0.7],
+    ...                         ties="block"), 4)
+    0.8333
+    """
+    tied = _tied(average_precision, "ap", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
+                  denominator=denominator,
+                  relevance_level=relevance_level, empty=empty,
+                  judged_only=judged_only, truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
+    check_choice("denominator", denominator, AP_DENOMINATORS)
+    if denominator == "k" and k is None:
+        raise ValueError("denominator='k' divides by the cut-off: give a k")
+    hits, n_relevant, cutoff, _ = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    n_hits = int(hits.sum())
+    if n_hits == 0:
+        return 0.0
+    ranks = np.flatnonzero(hits) + 1
+    precision_at_hits = np.arange(1, n_hits + 1) / ranks
+    if denominator == "relevant":
+        divisor = n_relevant
+    elif denominator == "min_k":
+        divisor = n_relevant if k is None else min(cutoff, n_relevant)
+    elif denominator == "k":
+        divisor = cutoff
+    else:
+        divisor = n_hits
+    return float(precision_at_hits.sum() / divisor)
+
+
+def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
+                           denominator="relevant", relevance_level=1,
+                           empty="zero",
+                           scores_lists=None, ties="input"):
+    """Mean of :func:`average_precision` over users (MAP, or MAP@k).
+
+    Parameters
+    ----------
+    recommended_lists : sequence of sequences
+        One ranked list per user.
+    relevant_lists : sequence of collections or mappings
+        One relevance judgement per user, aligned with ``recommended_lists``.
+    k : int or None, default=None
+        Cut-off applied to every list.
+    denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
+        See :func:`average_precision`.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Users with nothing relevant count as 0, are left out of the mean
+        (``"nan"``), or raise.
+    scores_lists : sequence of sequences of float, optional
+        One score list per user, parallel to ``recommended_lists`` (see the
+        ``scores`` of the per-list function).
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items in every list, as in the per-list function.
+
+    Returns
+    -------
+    float
+        MAP in ``[0, 1]``.
+
+    See Also
+    --------
+    average_precision
+
+    Notes
+    -----
+    trec_eval's ``map`` is this function with the defaults; ``map_cut_k`` is
+    this function with ``k``.
+
+    References
+    ----------
+    .. [1] Voorhees and Harman (eds.), *TREC: Experiment and Evaluation in
+       Information Retrieval*, MIT Press, 2005.
+
+    Examples
+    --------
+    >>> from metrics_lib import mean_average_precision
+    >>> lists = [["x", "a", "b"], ["y", "z", "c"]]
+    >>> truth = [{"a", "b", "c", "d"}, {"a", "b", "c", "d"}]
+    >>> round(mean_average_precision(lists, truth), 4)
+    0.1875
+    """
+    return _mean_over_users(average_precision, recommended_lists, relevant_lists,
+                            scores_lists, k=k, denominator=denominator,
+                            relevance_level=relevance_level, empty=empty, ties=ties)
+
+
+# -- the declaration (metrics_lib/ranking/registry.py) --------------------------------
+
+def _check(name, k, keywords):
+    if k is None and keywords["denominator"] == "k":
+        raise ValueError(f"metric {show(name)}: denominator='k' divides by the "
+                         "cut-off; ask for 'map@k'")
+
+
+register(Metric(
+    name="ap", aliases=("map", "ap", "average_precision"), per_list=average_precision,
+    batch=_binary_batch("ap"), keywords=("denominator", "empty"),
+    per_list_keywords={"denominator": "denominator"}, check=_check,
+    trec_eval=(TrecMeasure("map", "map"), TrecMeasure("gm_map", "map"),
+               TrecMeasure("map_cut", "map@{}", _TREC_CUTOFFS))))

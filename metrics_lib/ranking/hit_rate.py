@@ -1,0 +1,198 @@
+"""Hit rate and hit count of the top ``k`` (trec_eval ``m_success.c``).
+
+Definitions, for one user: hit@k is 1 if at least one item among the first
+``k`` of the list is relevant (grade at or above ``relevance_level``), else 0
+(trec_eval ``success_k``); hit_count@k is the number of such items (ranx's
+``hits@k``; trec_eval's ``num_rel_ret`` cut at ``k``), declared in
+``trec_standard`` as ``num_rel_ret``.
+
+Edge cases: a user with no relevant item gets the ``empty`` policy for
+hit@k (0 by default); without ``k`` the whole list counts.
+"""
+
+from __future__ import annotations
+
+from ._common import _binary_batch, _binary_inputs, _no_relevant, _tied
+from .registry import Metric, TrecMeasure, register
+
+
+def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
+             judged_only=False, truncate=None, candidates="all",
+             scores=None, ties="input", score_threshold=None):
+    """1.0 if at least one relevant item is in the top ``k``, else 0.0.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Result when no item is relevant.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``. With ``"average"`` the value is the probability of a hit.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
+
+    Returns
+    -------
+    float
+        0.0 or 1.0. Its mean over users is the "hit rate".
+
+    See Also
+    --------
+    hits_at_k : the same quantity from the rank of a single answer.
+
+    Notes
+    -----
+    Also called HR@k or Success@k (trec_eval ``success_k``). It is not
+    recall: with ten relevant items, one hit already gives 1.
+
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
+    References
+    ----------
+    .. [1] trec_eval, measure ``success``, https://github.com/usnistgov/trec_eval
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
+
+    Examples
+    --------
+    >>> from metrics_lib import hit_at_k
+    >>> hit_at_k(["x", "y", "a"], {"a"}, k=2), hit_at_k(["x", "y", "a"], {"a"}, k=3)
+    (0.0, 1.0)
+    """
+    tied = _tied(hit_at_k, "hit", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
+                  relevance_level=relevance_level, empty=empty, judged_only=judged_only,
+                  truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
+    hits, n_relevant, _, _ = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    return 1.0 if hits.any() else 0.0
+
+
+def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
+                   judged_only=False, truncate=None, candidates="all"):
+    """Number of relevant items in the top ``k`` (a count, not a rate).
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
+
+    Returns
+    -------
+    float
+        The count (a float, as every metric here), 0.0 when nothing is
+        relevant: a count is defined for every user, so there is no
+        ``empty`` policy.
+
+    See Also
+    --------
+    hit_at_k : 1.0 if the count is positive.
+    precision_at_k : the count divided by ``k``.
+
+    Notes
+    -----
+    ranx 0.3.21 calls this ``hits@k`` (``ranx/metrics/hits.py``,
+    ``_hits``: it adds 1 per top-k item found in the qrels kept by
+    ``clean_qrels(qrels, rel_lvl)``), and trec_eval's ``num_rel_ret`` is the
+    uncut count. In :func:`evaluate` it is the metric ``"num_rel_ret@k"``;
+    the name ``"hits@k"`` is refused there, because this library's
+    ``"hit@k"`` is the 0/1 :func:`hit_at_k`.
+
+    References
+    ----------
+    .. [1] ranx, ``ranx/metrics/hits.py``, https://github.com/AmenRa/ranx
+
+    Examples
+    --------
+    >>> from metrics_lib import hit_count_at_k
+    >>> hit_count_at_k(["a", "x", "b", "c"], {"a", "b", "c"}, k=3)
+    2.0
+    """
+    hits, _, _, _ = _binary_inputs(recommended, relevant, k, relevance_level,
+                                   "zero", judged_only, truncate, candidates)
+    return float(hits.sum())
+
+
+# -- the declaration (metrics_lib/ranking/registry.py) --------------------------------
+
+register(Metric(
+    name="hit", aliases=("hit", "hr", "hit_rate", "hitrate", "success"), per_list=hit_at_k,
+    batch=_binary_batch("hit"), keywords=("empty",),
+    trec_eval=(TrecMeasure("success", "hit@{}", (1, 5, 10)),)))  # m_success.c

@@ -1,0 +1,199 @@
+"""Reciprocal rank of the first relevant item (trec_eval ``m_recip_rank.c``).
+
+Definition, for one user: ``1 / r`` where ``r`` is the rank (1-based) of the
+first item of the list whose grade is at or above ``relevance_level``, 0 when
+none is in the top ``k`` (trec_eval's ``recip_rank`` takes no cut-off;
+``mrr@k`` cuts the list at ``k``). MRR is its mean over users.
+
+Edge cases: a user with no relevant item judged gets the ``empty`` policy (0
+by default, as trec_eval).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import _binary_batch, _binary_inputs, _mean_over_users, _no_relevant, _tied
+from .registry import Metric, TrecMeasure, register
+
+
+def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
+                    empty="zero", judged_only=False, truncate=None,
+                    candidates="all",
+                    scores=None, ties="input", score_threshold=None):
+    """One over the rank of the first relevant item in the top ``k``.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Relevant ids, or judged ids with their grades.
+    k : int or None, default=None
+        Cut-off; a first hit below rank ``k`` scores 0.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Result when no item is relevant.
+    judged_only : bool, default=False
+        ``True`` removes the items that ``relevant`` does not judge from the
+        list before anything is counted: a "condensed" list (trec_eval 10.0
+        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items of the list and count the hits in
+        all of them, whatever ``k``; ``k`` then only sets the denominator.
+        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
+        (``recommenders/evaluation/python_evaluation.py``,
+        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
+        default 10).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the items in the list,
+        as a peer does that is given the scored items only: torchmetrics
+        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
+        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
+        by the relevant items passed and ``RetrievalRPrecision`` takes R
+        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
+        given the recommended items.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended`` (higher is better). The list
+        is then sorted by them, stably; equal scores are ties.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; see
+        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
+        need ``scores``.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below this value is never a
+        hit. It keeps its rank but counts as judged non-relevant, while
+        ``relevant`` is unchanged (the number of relevant items and the
+        ideal list still include it): torchmetrics 1.9.0's
+        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
+        reciprocal rank is ``score_threshold=0``. Not available with
+        ``ties="average"`` or ``"block"``.
+
+    Returns
+    -------
+    float
+        ``1 / rank`` of the first hit, or 0.0 when there is none.
+
+    See Also
+    --------
+    mean_reciprocal_rank, mean_reciprocal_rank_from_ranks
+
+    Notes
+    -----
+    Equals trec_eval's ``recip_rank`` (without a cut-off). Only the first hit
+    counts; the rest of the list is ignored.
+
+    With ``scores``, equal scores are ties and ``ties`` ranks them (the
+    expectation over tie orders, the tie group's last rank, or the tie
+    bounds): see the notes of :mod:`metrics_lib.ranking`, which also say
+    why the tie orders of ranx, ``torch.topk`` and ``np.argsort`` cannot be
+    reproduced.
+
+    References
+    ----------
+    .. [1] Voorhees, "The TREC-8 Question Answering Track Report", TREC 1999.
+    .. [2] McSherry and Najork, "Computing information retrieval performance
+       measures efficiently in the presence of tied scores", ECIR 2008
+       (``ties="average"``).
+
+    Examples
+    --------
+    >>> from metrics_lib import reciprocal_rank
+    >>> reciprocal_rank(["A", "B", "C", "L", "Y"], {"C", "K", "B", "Z"}, k=5)
+    0.5
+
+    Three items tie and only the last one listed is relevant: the list's
+    order gives 1/3, the expectation over the six orders 11/18, and the
+    bounds are 1 and 1/3:
+
+    >>> tied = dict(scores=[0.7, 0.7, 0.7])
+    >>> reciprocal_rank(["a", "b", "c"], {"c"}, **tied)
+    0.3333333333333333
+    >>> round(reciprocal_rank(["a", "b", "c"], {"c"}, ties="average", **tied), 4)
+    0.6111
+    >>> [reciprocal_rank(["a", "b", "c"], {"c"}, ties=t, **tied)
+    ...  for t in ("best", "worst")]
+    [1.0, 0.3333333333333333]
+    """
+    tied = _tied(reciprocal_rank, "rr", recommended, relevant, k, scores, ties,
+                  score_threshold=score_threshold,
+                  relevance_level=relevance_level, empty=empty, judged_only=judged_only,
+                  truncate=truncate, candidates=candidates)
+    if tied is not None:
+        return tied
+    hits, n_relevant, _, _ = _binary_inputs(
+        recommended, relevant, k, relevance_level, empty, judged_only, truncate,
+        candidates)
+    if n_relevant == 0:
+        return _no_relevant(empty)
+    positions = np.flatnonzero(hits)
+    return float(1.0 / (positions[0] + 1)) if positions.size else 0.0
+
+
+def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
+                         relevance_level=1, empty="zero",
+                         scores_lists=None, ties="input"):
+    """Mean of :func:`reciprocal_rank` over users.
+
+    Parameters
+    ----------
+    recommended_lists : sequence of sequences
+        One ranked list per user.
+    relevant_lists : sequence of collections or mappings
+        One relevance judgement per user, aligned with ``recommended_lists``.
+    k : int or None, default=None
+        Cut-off applied to every list.
+    relevance_level : float, default=1
+        Minimum grade for an item to count as relevant (``>= 0``); 0, as
+        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
+        included, and no unjudged one.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Users with nothing relevant count as 0 (``"zero"``, trec_eval), are
+        left out of the mean (``"nan"``), or raise. If every user is left
+        out the result is ``nan``.
+    scores_lists : sequence of sequences of float, optional
+        One score list per user, parallel to ``recommended_lists`` (see the
+        ``scores`` of the per-list function).
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items in every list, as in the per-list function.
+
+    Returns
+    -------
+    float
+        MRR in ``[0, 1]``.
+
+    See Also
+    --------
+    reciprocal_rank, mean_reciprocal_rank_from_ranks
+
+    Notes
+    -----
+    Macro average: every user weighs the same.
+
+    References
+    ----------
+    .. [1] Voorhees, "The TREC-8 Question Answering Track Report", TREC 1999.
+
+    Examples
+    --------
+    >>> from metrics_lib import mean_reciprocal_rank
+    >>> lists = [["A", "B", "C", "L", "Y", "U", "F", "Z"], ["N", "X", "Y", "B", "M"]]
+    >>> truth = [{"C", "K", "B", "Z"}, {"E", "B"}]
+    >>> mean_reciprocal_rank(lists, truth)
+    0.375
+    """
+    return _mean_over_users(reciprocal_rank, recommended_lists, relevant_lists,
+                            scores_lists, k=k, relevance_level=relevance_level,
+                            empty=empty, ties=ties)
+
+
+# -- the declaration (metrics_lib/ranking/registry.py) --------------------------------
+
+register(Metric(
+    name="rr", aliases=("mrr", "rr", "recip_rank", "reciprocal_rank"),
+    per_list=reciprocal_rank, batch=_binary_batch("rr"), keywords=("empty",),
+    trec_eval=(TrecMeasure("recip_rank", "mrr"),)))

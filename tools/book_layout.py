@@ -1,0 +1,209 @@
+"""Layout checks of one book page at reader widths, light and dark (used by check_book.py).
+
+At 390 (a phone), 1024, 1366 and 1920 px, in the light and the dark theme, with the page
+already loaded and typeset:
+
+* shape: every ``<img>`` in the article is drawn within 2 % of its own aspect ratio
+  (naturalWidth / naturalHeight against the rendered box), and at 1024 px and wider
+  every figure is shown whole (it does not scroll);
+* legible figures: on a phone (390 px) the text of every notebook figure is drawn at no
+  less than 0.6 of the body text. The figure's text size at its natural size is matplotlib's ``font.size``
+  (the notebooks keep the default; tick and axis labels use it) at the PNG's own dpi
+  (read from the file), so the size on screen is
+  ``font.size / 72 * dpi * rendered width / naturalWidth`` CSS px;
+* dark mode keeps figures as drawn: no invert filter, fully opaque (check_book.py checks
+  that each figure has its own opaque light background);
+* nothing clipped: every display equation fits its box (at 1024 px and wider) or, on a
+  phone, scrolls; every element that
+  scrolls sideways because its content is wider (equations, tables, code, figures) carries
+  the visible cue (class ``rm-scroll-cue`` and a fading mask at the hidden side, from
+  ``_static/ranking-matters.js`` and ``_static/ranking-matters.css``); every table and
+  every inline code box lies inside the article column or inside such a scroll box; no
+  figure box leaves the screen; the page itself never scrolls sideways.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import matplotlib
+from PIL import Image
+
+WIDTHS = (390, 1024, 1366, 1920)
+FIT_WIDTHS = (1024, 1366, 1920)  # every display equation fits, no scrolling
+HEIGHTS = {390: 844}
+MODES = ("light", "dark")
+ASPECT_TOLERANCE = 0.02
+LEGIBLE_SHARE = 0.6  # figure text / body text, at the least
+LEGIBLE_WIDTHS = (390,)  # on a phone; wider screens show the whole figure, text may be smaller
+FIGURE_FONT_PT = float(matplotlib.rcParams["font.size"])
+
+LAYOUT_SCRIPT = """
+async ([mode, resized, wait_ms]) => {
+  const html = document.documentElement;
+  html.dataset.theme = mode; html.dataset.mode = mode;
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  // the sidebars slide in or out (0.25 s): wait until the column keeps its width
+  const column = () => (document.querySelector('.bd-article') || html).clientWidth;
+  if (resized)
+    for (let last = -1, i = 0; column() !== last && i < 20; i++) { last = column(); await sleep(60); }
+  await frame();
+  const deadline = Date.now() + wait_ms;
+  while (html.dataset.rmScrollCues !== 'ready' && Date.now() < deadline)
+    await new Promise(r => setTimeout(r, 50));
+  await frame();
+  const art = document.querySelector('.bd-article');
+  const out = {theme: getComputedStyle(html).getPropertyValue('--pst-color-background').trim(),
+               cues_ready: html.dataset.rmScrollCues === 'ready', images: [], equations: [],
+               uncued: [], tables: [], code: [], page_scroll: html.scrollWidth - innerWidth};
+  if (!art) return out;
+  const cs = getComputedStyle(art);
+  const col = art.getBoundingClientRect();
+  const left = col.left + parseFloat(cs.paddingLeft), right = col.right - parseFloat(cs.paddingRight);
+  out.body_px = parseFloat(getComputedStyle(art.querySelector('p') || art).fontSize);
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  const cued = e => {
+    const s = getComputedStyle(e);
+    const mask = s.maskImage || s.webkitMaskImage || '';
+    return e.classList.contains('rm-scroll-cue') && mask.includes('gradient');
+  };
+  const label = e => (e.id || (e.closest('[id]') || {}).id || e.tagName.toLowerCase()) +
+    (e.textContent ? ` "${e.textContent.trim().slice(0, 40)}"` : '');
+  // the nearest ancestor (or the element) that scrolls sideways, inside the article
+  const scroller = e => { for (let a = e; a && a !== art; a = a.parentElement)
+                            if (scrolls(a)) return a; return null; };
+  const inside = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1;
+  // the column: the article's, or a full-width block's (it takes the right margin too)
+  const columnOf = e => { const f = e.closest('.full-width, .full_width, .tag_full-width, .tag_full_width');
+    return f && art.contains(f) ? f.getBoundingClientRect() : {left, right}; };
+  const inColumn = e => { const r = e.getBoundingClientRect(), s = scroller(e);
+    return inside(r, columnOf(e)) || (s && s !== e && cued(s)) || (s === e && cued(e)); };
+  for (const img of art.querySelectorAll('img')) {
+    const r = img.getBoundingClientRect(), s = getComputedStyle(img);
+    const box = (scroller(img) || img).getBoundingClientRect();
+    // the picture itself: the content box (dark mode pads figures on a light frame)
+    const edge = side => parseFloat(s[`padding${side}`]) + parseFloat(s[`border${side}Width`]);
+    out.images.push({src: img.getAttribute('src'), nw: img.naturalWidth, nh: img.naturalHeight,
+      w: r.width - edge('Left') - edge('Right'), h: r.height - edge('Top') - edge('Bottom'), figure: !!img.closest('.cell_output figure'),
+      filter: s.filter, opacity: parseFloat(s.opacity),
+      off_screen: box.left < -1 || box.right > innerWidth + 1,
+      cut: !!scroller(img) && scroller(img).scrollWidth > scroller(img).clientWidth + 1});
+  }
+  for (const m of art.querySelectorAll('mjx-container[display="true"]')) {
+    const box = m.closest('.math') || m.parentElement;
+    const over = m.scrollWidth - m.clientWidth;
+    const clipped = !inside(m.getBoundingClientRect(), box.getBoundingClientRect());
+    out.equations.push({label: (box.id || label(m)).slice(0, 60), over,
+                        scrolls: scrolls(m), cued: cued(m), clipped});
+  }
+  const walker = document.createTreeWalker(art, NodeFilter.SHOW_ELEMENT, {acceptNode: n =>
+    n.parentElement.closest('mjx-container') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  while (walker.nextNode()) {
+    const e = walker.currentNode;
+    if (e.scrollWidth > e.clientWidth + 1 && scrolls(e) && !cued(e))
+      out.uncued.push(`${e.tagName.toLowerCase()}.${[...e.classList].join('.')} ` +
+                      `(${e.scrollWidth} px in ${e.clientWidth} px) in ${label(e).slice(0, 60)}`);
+  }
+  for (const t of art.querySelectorAll('table'))
+    if (!inColumn(t)) out.tables.push(label(t).slice(0, 60));
+  for (const c of art.querySelectorAll('code'))
+    if (!c.closest('pre') && ![...c.getClientRects()].every(r => inside(r, columnOf(c)))
+        && !inColumn(c))
+      out.code.push(c.textContent.trim().slice(0, 50));
+  return out;
+}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def _png_dpi(path: Path) -> float | None:
+    """The horizontal dpi a PNG declares (matplotlib writes its savefig dpi)."""
+    try:
+        with Image.open(path) as image:
+            dpi = image.info.get("dpi")
+    except OSError:
+        return None
+    return float(dpi[0]) if dpi else None
+
+
+def _figure_text_px(html_dir: Path, base: str, image: dict) -> float | None:
+    """CSS px of the figure's font.size text as drawn, or None without a dpi."""
+    url = urlsplit(image["src"] or "")
+    rel = unquote(url.path).lstrip("/").split("_images/")[-1]
+    dpi = _png_dpi(html_dir / "_images" / rel)
+    if not dpi or not image["nw"]:
+        return None
+    return FIGURE_FONT_PT / 72 * dpi * image["w"] / image["nw"]
+
+
+def _image_problems(html_dir, base, out, where):
+    for image in out["images"]:
+        name = (image["src"] or "?").split("/")[-1][:16]
+        if image["nw"] and image["nh"] and image["w"] and image["h"]:
+            ratio = (image["w"] / image["h"]) / (image["nw"] / image["nh"])
+            if abs(ratio - 1) > ASPECT_TOLERANCE:
+                yield (f"image {name} drawn at {ratio:.1%} of its own aspect ratio "
+                       f"({image['w']:.0f}x{image['h']:.0f} px for {image['nw']}x{image['nh']}) {where}")
+        if "invert" in image["filter"] or image["opacity"] < 0.99:
+            yield f"image {name} altered by the theme (filter {image['filter']}, opacity {image['opacity']}) {where}"
+        if image["off_screen"]:
+            yield f"figure {name} reaches past the edge of the screen {where}"
+        if image["cut"] and out["width"] in FIT_WIDTHS:
+            yield f"figure {name} does not fit the column (it scrolls) {where}"
+        if not image["figure"] or out["width"] not in LEGIBLE_WIDTHS:
+            continue
+        text_px = _figure_text_px(html_dir, base, image)
+        need = LEGIBLE_SHARE * out["body_px"]
+        if text_px is None:
+            yield f"figure {name}: no dpi in the PNG, its text size is unknown {where}"
+        elif text_px < need:
+            yield (f"figure {name}: text drawn at {text_px:.1f} px, below {LEGIBLE_SHARE} x "
+                   f"{out['body_px']:.0f} px body text ({image['w']:.0f} px wide, {image['nw']} px natural) {where}")
+
+
+def _box_problems(out, where):
+    if not out["cues_ready"]:
+        yield f"_static/ranking-matters.js did not mark the scroll boxes {where}"
+    for eq in out["equations"]:
+        if eq["clipped"]:
+            yield f"equation {eq['label']} clipped by its box {where}"
+        if eq["over"] > 1 and out["width"] in FIT_WIDTHS:
+            yield f"equation {eq['label']} is {eq['over']} px wider than its box {where}"
+        elif eq["over"] > 1 and not (eq["scrolls"] and eq["cued"]):
+            yield f"equation {eq['label']} is {eq['over']} px too wide and does not scroll with a cue {where}"
+    for text in out["uncued"]:
+        yield f"scrolls sideways without a cue: {text} {where}"
+    for text in out["tables"]:
+        yield f"table outside the column and not in a scroll box with a cue: {text} {where}"
+    for text in out["code"]:
+        yield f"inline code leaves the column: {text!r} {where}"
+    if out["page_scroll"] > 1:
+        yield f"the page scrolls sideways by {out['page_scroll']} px {where}"
+
+
+def check_layout(page, html_dir: Path, base: str, fail, stats) -> None:
+    """Run LAYOUT_SCRIPT at every width and mode; report through fail(message)."""
+    backgrounds = {}
+    wait_ms = 10_000  # for _static/ranking-matters.js; not again if it never came
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": HEIGHTS.get(width, 1000)})
+        for mode in MODES:
+            out = page.evaluate(LAYOUT_SCRIPT, [mode, mode == MODES[0], wait_ms])
+            wait_ms = wait_ms if out["cues_ready"] else 0
+            out["width"] = width
+            where = f"at {width} px ({mode})"
+            backgrounds[mode] = out["theme"]
+            stats["layouts"] += 1
+            stats["image_renderings"] += len(out["images"])
+            stats["equation_renderings"] += len(out["equations"])
+            for message in _image_problems(html_dir, base, out, where):
+                fail(message)
+            for message in _box_problems(out, where):
+                fail(message)
+    if backgrounds.get("light") == backgrounds.get("dark"):
+        fail(f"the dark theme did not apply (page background {backgrounds.get('dark')!r} in both)")
+    page.evaluate("() => { document.documentElement.dataset.theme = 'light';"
+                  " document.documentElement.dataset.mode = 'light'; }")
