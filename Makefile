@@ -7,6 +7,8 @@
 #   make pdf      the whole book as one PDF: _build/latex/ranking-matters.pdf
 #   make student-pdf  the student edition as one PDF:
 #                 _build/student/_build/latex/ranking-matters.pdf
+#   make launch   rebuild both editions and refresh the notebooks the Colab and
+#                 Binder buttons open (launch/, launch/student/): commit them
 
 PYTHON ?= python3
 VENV   := .venv
@@ -15,7 +17,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book
 JBFLAGS := -W -n --keep-going
 
-.PHONY: book test setup clean distclean chromium student student-pdf pdf tex data trec_eval
+.PHONY: book test setup clean distclean chromium student student-pdf pdf tex data trec_eval launch
 
 # The pins in requirements.txt need Python 3.11 or newer (numpy 2.4, pandas 3.1).
 PY_CHECK := import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
@@ -77,6 +79,15 @@ book: $(STAMP)
 student: $(STAMP)
 	$(BIN)/python tools/student_edition.py
 
+# The notebooks Colab and Binder open, committed because they open a file of a
+# branch: both editions' clean downloads, copied into launch/ and
+# launch/student/ (tools/launch_notebooks.py). Run after changing a chapter
+# and commit the result; make test fails while they differ from the build.
+launch: $(STAMP)
+	$(JB) build . $(JBFLAGS)
+	$(BIN)/python tools/student_edition.py
+	$(BIN)/python tools/launch_notebooks.py
+
 # The student PDF: the student edition's configuration and contents, printed;
 # checked as the full PDF is, then for solutions (their text, titles and the
 # values only they quote), against the two HTML editions (built when missing).
@@ -123,6 +134,7 @@ test: $(STAMP) data | $(CHROMIUM)
 	$(BIN)/python tools/student_edition.py
 	$(BIN)/python tools/check_student.py _build/html $(STUDENT)/html
 	$(BIN)/python tools/check_downloads.py _build/html _build/student/_build/html
+	$(BIN)/python tools/launch_notebooks.py --check
 	$(BIN)/python tools/check_standalone.py
 	$(MAKE) pdf
 	$(BIN)/python tools/check_exercise_numbers.py _build/html _build/latex

@@ -186,7 +186,9 @@ def test_notebook_install_cells_install_the_distribution_from_the_address():
 
 
 def test_sync_rewrites_an_install_cell_left_with_another_name_or_address(tmp_path):
-    for name in ("_config.yml", "pyproject.toml", "CITATION.cff", "README.md"):
+    for name in ("_config.yml", "pyproject.toml", "CITATION.cff", "README.md",
+                 "binder/requirements.txt"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_bytes((ROOT / name).read_bytes())
     (tmp_path / "book").mkdir()
     old_cell = {"cell_type": "code", "metadata": {"tags": ["remove-cell"]}, "outputs": [],
@@ -198,4 +200,28 @@ def test_sync_rewrites_an_install_cell_left_with_another_name_or_address(tmp_pat
     assert SYNC.sync(tmp_path) == [notebook]
     ((_, _, source),) = _install_cells(tmp_path / "book")
     assert source.endswith(f'%pip install --quiet "{SYNC.book_requirement(ROOT)}"')
+    assert SYNC.sync(tmp_path) == []
+
+
+def test_binder_installs_what_the_install_cells_install():
+    # Binder builds its image from binder/ (and then ignores the root's requirements.txt
+    # and runtime.txt): the book's package from the configured address, the same Python
+    binder = ROOT / "binder"
+    requirements = (binder / "requirements.txt").read_text(encoding="utf-8")
+    assert requirements == SYNC.binder_requirements(ROOT), (
+        "binder/requirements.txt differs: run python tools/sync_repository_url.py")
+    lines = [line for line in requirements.splitlines() if not line.startswith("#")]
+    assert lines == [f"{PROJECT['name']}[book] @ git+{URL}"]
+    assert (binder / "runtime.txt").read_text() == (ROOT / "runtime.txt").read_text()
+
+
+def test_sync_rewrites_binder_requirements_left_with_another_address(tmp_path):
+    for name in ("_config.yml", "pyproject.toml", "CITATION.cff", "README.md"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    (tmp_path / "book").mkdir()
+    (tmp_path / "binder").mkdir()
+    binder = tmp_path / "binder" / "requirements.txt"
+    binder.write_text("ranking-matters[book] @ git+https://example.org/x\n", encoding="utf-8")
+    assert SYNC.sync(tmp_path) == [binder]
+    assert binder.read_text(encoding="utf-8") == SYNC.binder_requirements(ROOT)
     assert SYNC.sync(tmp_path) == []

@@ -14,9 +14,10 @@ in Debian's chromium (headless, driven by Playwright) and checks, page by page:
   no request to any host other than 127.0.0.1 (those are blocked and listed);
 * links: every link into the book points at an existing file, and a
   ``#fragment`` exists as an id in the target page;
-* notebook pages: Colab and Binder launch buttons open this notebook on the
-  repository's branch (read from ``_config.yml``), and the .ipynb download
-  link exists (checked with the other links);
+* notebook pages: Colab and Binder launch buttons open this chapter's clean
+  notebook, ``launch/<chapter>.ipynb``, on the repository's branch (read from
+  ``_config.yml``), and the .ipynb download link exists (checked with the
+  other links);
 
 * layout (tools/book_layout.py), at 390, 1024, 1366 and 1920 px in the light
   and the dark theme: every image keeps its aspect ratio (within 2 %), figure
@@ -66,6 +67,9 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import book_layout  # noqa: E402 - tools/ is not a package
+sys.path.insert(0, str(ROOT / "_ext"))
+from launch_targets import launch_path  # noqa: E402  (where the launch buttons point)
+
 CHROMIUM = "/usr/bin/chromium"
 # Sphinx helper pages: the index and search page have no content of their own
 # (search.html is checked separately, with a query).
@@ -175,11 +179,9 @@ def _launch_urls(html_dir: Path) -> dict | None:
     if not match:
         return None
     slug, branch = match.group(1), repo.get("branch") or "main"
-    book = (repo.get("path_to_book") or "").strip("/")
-    book = f"{book}/" if book else ""
-    urls = {}
+    urls = {}  # {nb}: the launch notebook's path from the repository's root
     if launch.get("colab_url"):
-        urls["Colab"] = f"{launch['colab_url'].rstrip('/')}/github/{slug}/blob/{branch}/{book}{{nb}}"
+        urls["Colab"] = f"{launch['colab_url'].rstrip('/')}/github/{slug}/blob/{branch}/{{nb}}"
     if launch.get("binderhub_url"):
         urls["Binder"] = f"{launch['binderhub_url'].rstrip('/')}/v2/gh/{slug}/{branch}?urlpath="
     return urls
@@ -449,10 +451,11 @@ def main(argv=None) -> int:
                     nb = Path(rel).with_suffix(".ipynb").as_posix()
                     if f"{base}_sources/{nb}" not in out["hrefs"]:
                         fail(rel, "no .ipynb download link")
+                    target = launch_path(Path(rel).with_suffix("").as_posix(), False)
                     for name, prefix in (launch or {}).items():
-                        want = prefix.replace("{nb}", nb)
+                        want = prefix.replace("{nb}", target)
                         ok = [h for h in out["hrefs"] if h.startswith(want)
-                              and (name != "Binder" or h.endswith(nb))]
+                              and (name != "Binder" or h.endswith(f"/{target}"))]
                         if not ok:
                             fail(rel, f"no {name} launch button for {want}")
 

@@ -27,14 +27,18 @@ MYST = [
 ]
 
 
+_CODE = re.compile(r"``(?!`).*?``|(?P<role>\{[\w:.-]+\}`[^`\n]*`)|```(?!\{).*?```|`[^`\n]*`", re.S)
+
+
 def leftovers(notebook: dict) -> list[str]:
     found = []
     for index, cell in enumerate(notebook.get("cells", [])):
         if cell.get("cell_type") != "markdown":
             continue
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        # code spans and fenced code may show MyST on purpose (a chapter about it)
-        prose = re.sub(r"```(?!\{).*?```|`[^`\n]*`", "", text, flags=re.S)
+        # code spans and fenced code may show MyST on purpose (a chapter about it); a
+        # role's own `body`, right after its {name}, is kept: it is no code span
+        prose = _CODE.sub(lambda m: m.group("role") or "", text)
         for pattern, what in MYST:
             match = pattern.search(prose)
             if match:

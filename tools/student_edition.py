@@ -9,8 +9,10 @@ errors, as for the full book). The derived configuration
 
 * sets sphinx-exercise's ``hide_solutions: true``, so no solution is rendered;
 * adds "(student edition)" to the title;
-* drops the repository and the Colab/Binder launch buttons, which would open
-  the notebooks of the repository, solutions included;
+* drops the repository button (the repository holds the solutions); the
+  Colab/Binder launch buttons stay and open ``launch/student/<chapter>.ipynb``
+  (``_ext/launch_targets.py``), this edition's downloads committed by
+  ``tools/launch_notebooks.py``;
 * loads ``_ext/student_cells.py``, which leaves out the (hidden) code cells
   that only compute the numbers the solutions quote;
 * leaves out the pages meant for teachers (``TEACHER_PAGES``: the page on
@@ -72,7 +74,6 @@ def student_config(config: dict) -> dict:
     local = dict(sphinx.get("local_extensions") or {})
     local["student_cells"] = "_ext"  # drops the code cells that exist for the solutions
     sphinx["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
-    config.pop("launch_buttons", None)
     html = config.setdefault("html", {}) or {}
     config["html"] = html
     html["use_repository_button"] = False

@@ -6,7 +6,10 @@ files cannot read it, so they carry copies: ``[project.urls]`` in
 ``pyproject.toml``, ``repository-code`` in ``CITATION.cff``, the README, and the
 notebooks' install cells and pages under ``book/``. Each notebook's install cell
 installs ``<distribution>[book] @ git+<address>`` (the distribution's name from
-``pyproject.toml``), the same line in every chapter. After changing
+``pyproject.toml``), the same line in every chapter, and so does Binder's
+environment, ``binder/requirements.txt`` (written whole by this script). The
+launch notebooks in ``launch/`` are built from ``book/``: ``make launch``
+after this script. After changing
 ``_config.yml`` (or the distribution's name), run
 
     python tools/sync_repository_url.py
@@ -55,6 +58,17 @@ def book_requirement(root: Path = ROOT) -> str:
 _REQUIREMENT = re.compile(r'(?<=%pip install --quiet \\")[\w.-]+\[book\] @ git\+[^"\\\s]+(?=\\")')
 
 
+BINDER = Path("binder") / "requirements.txt"
+
+
+def binder_requirements(root: Path = ROOT) -> str:
+    """``binder/requirements.txt``: what Binder installs before it opens a launch notebook."""
+    return ("# Binder's environment (mybinder.org reads binder/ and then ignores the root's\n"
+            "# requirements.txt): the book's package with its book extra, as every chapter's\n"
+            "# install cell installs it. Written by tools/sync_repository_url.py: do not edit.\n"
+            f"{book_requirement(root)}\n")
+
+
 def copies(root: Path = ROOT) -> list[Path]:
     """The files, other than ``pyproject.toml``, that may state the address."""
     book = sorted((root / "book").glob("*.ipynb")) + sorted((root / "book").glob("*.md"))
@@ -89,6 +103,11 @@ def sync(root: Path = ROOT) -> list[Path]:
         if new_text != old_text:
             path.write_text(new_text, encoding="utf-8")
             changed.append(path)
+    binder = root / BINDER
+    if not binder.is_file() or binder.read_text(encoding="utf-8") != binder_requirements(root):
+        binder.parent.mkdir(exist_ok=True)
+        binder.write_text(binder_requirements(root), encoding="utf-8")
+        changed.append(binder)
     return changed
 
 
