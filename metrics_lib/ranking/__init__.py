@@ -3,7 +3,7 @@
 One module per metric family (``precision_recall``, ``hit_rate``,
 ``reciprocal_rank``, ``average_precision``, ``ndcg``, ``trec_standard``), each
 opening with its definition and declaring its metrics in the registry
-(:mod:`metrics_lib.ranking.registry`); this package re-exports the per-list
+(``metrics_lib.ranking.registry``); this package re-exports the per-list
 functions.
 
 Each function takes the same three inputs:

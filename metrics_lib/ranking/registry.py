@@ -8,9 +8,9 @@ that needs to know the metrics reads them here:
 
 * :func:`parse_metric`, the names ``evaluate`` accepts (``ndcg@10``,
   ``ndcg_cut_10``, ``P_5``, ...);
-* the command line (:mod:`metrics_lib.cli`), trec_eval's measure names
+* the command line (``metrics_lib.cli``), trec_eval's measure names
   (:func:`trec_measure`);
-* the presets (:mod:`metrics_lib.conventions`), which keywords matter for which
+* the presets (``metrics_lib.conventions``), which keywords matter for which
   metric and which per-list function computes it;
 * the batch pipeline, which calls :attr:`Metric.batch` on each chunk of users.
 
@@ -199,7 +199,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         spellings ``P_10``, ``recall_10``, ``success_10``, ``map_cut_10`` and
         ``ndcg_cut_10`` are accepted as well, and so are trec_eval's command
         line names with one parameter (``ndcg_cut.10``, ``P.5``,
-        ``iprec_at_recall.0.5``; see :func:`expand_metric`). Case is ignored.
+        ``iprec_at_recall.0.5``; see ``metrics_lib.ranking.registry.expand_metric``). Case is ignored.
         trec_eval's other standard measures, which take no cut-off:
         ``rprec`` (``r_precision``, ``r-precision``), ``bpref``, ``num_ret``,
         ``num_rel``, ``num_rel_ret``; and ``iprec_at_recall_<level>``
@@ -244,7 +244,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     :func:`floored_geometric_mean`.
 
     The names come from the metric registry
-    (:mod:`metrics_lib.ranking.registry`): each metric's module declares its
+    (``metrics_lib.ranking.registry``): each metric's module declares its
     own.
 
     References
