@@ -151,3 +151,43 @@ def test_inputs_not_mutated():
     paired_permutation_test(a, b, n_resamples=100, seed=0)
     np.testing.assert_array_equal(a, a0)
     np.testing.assert_array_equal(b, b0)
+
+
+def _exact_sign_flip_p(d_tenths: list[int], alternative: str) -> float:
+    """The exact sign-flip p-value in integer arithmetic (d given in tenths)."""
+    n = len(d_tenths)
+    observed = sum(d_tenths)
+    less = greater = 0
+    for code in range(2 ** n):
+        total = sum(-x if (code >> i) & 1 else x for i, x in enumerate(d_tenths))
+        less += total <= observed
+        greater += total >= observed
+    p_less, p_greater = less / 2 ** n, greater / 2 ** n
+    if alternative == "less":
+        return p_less
+    if alternative == "greater":
+        return p_greater
+    return min(1.0, 2 * min(p_less, p_greater))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_exact_permutation_counts_ties_near_a_zero_mean(alternative):
+    """Grid-valued differences (tenths, as per-user metrics often are) whose
+    exact mean is zero or tiny: the floating-point mean is off by rounding,
+    and a tolerance relative to it counted tied patterns by chance
+    (p = 0.839 where the exact p-value is 1 on one 13-user case)."""
+    rng = np.random.default_rng(2026)
+    checked = 0
+    for _ in range(60):
+        n = int(rng.integers(6, 14))
+        d = rng.integers(-9, 10, size=n)
+        d[-1] -= d.sum() if rng.random() < 0.7 else 0  # mostly an exact zero mean
+        if abs(d[-1]) > 30:
+            continue
+        a = rng.integers(0, 11, size=n) / 10 + 1.0
+        b = a - d / 10
+        result = paired_permutation_test(a, b, alternative=alternative, n_resamples=2 ** 14)
+        assert result.exact
+        assert result.p_value == pytest.approx(_exact_sign_flip_p(list(np.round((a - b) * 10).astype(int)), alternative), abs=1e-12)
+        checked += 1
+    assert checked > 40

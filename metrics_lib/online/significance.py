@@ -548,12 +548,17 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
     distribution of :math:`\\bar d` is that of
     :math:`\\frac1n \\sum_u s_u d_u` with random signs :math:`s_u = \\pm 1`.
     The p-value counts the patterns at least as extreme as the observed one
-    (with a relative tolerance of ``100 * machine epsilon`` for floating-point
-    ties); a random test adds the observed pattern itself (``+1`` in
+    (with a tolerance of ``100 * machine epsilon`` times the largest
+    :math:`|d_u|` for floating-point ties); a random test adds the observed
+    pattern itself (``+1`` in
     numerator and denominator), so ``p > 0``. Two-sided p-values are twice
     the smaller one-sided p-value, capped at 1. This is
     ``scipy.stats.permutation_test((a, b), statistic,
-    permutation_type="samples")`` with ``statistic`` the mean difference.
+    permutation_type="samples")`` with ``statistic`` the mean difference,
+    except for ties: scipy's tolerance is relative to the observed
+    statistic, so when the observed mean is zero up to rounding (say
+    1e-17) it misses patterns that tie with it exactly and gives, for
+    example, 0.838 where the exact p-value is 1.
 
     Cost: :math:`O(\\min(2^n, \\text{n\\_resamples}) \\cdot n)` time, memory
     in batches of about two million cells. ``n_resamples`` is at most
@@ -579,7 +584,11 @@ def paired_permutation_test(a, b, *, alternative="two-sided", n_resamples=9999,
     n = d.size
     observed = float(d.mean())
     exact = n < 63 and 2 ** n <= n_resamples
-    tolerance = abs(np.finfo(float).eps * 100 * observed)
+    # Patterns tied with the observed one in exact arithmetic differ from it
+    # by rounding only, which scales with the largest |d_u| (a mean of n < 63
+    # terms), not with the observed mean: near a zero mean a tolerance
+    # relative to it vanishes and ties are counted by chance.
+    tolerance = np.finfo(float).eps * 100 * max(abs(observed), float(np.abs(d).max(initial=0.0)))
     n_less = n_greater = 0
     if exact:
         total = 2 ** n
