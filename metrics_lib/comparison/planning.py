@@ -348,9 +348,10 @@ def detectable_difference(n, *, design="paired", variance=None, baseline_rate=No
     elif design == "proportions":
         high = (1 - options["baseline_rate"]) * (1 - 1e-12)
     else:
-        high = 1e3 * math.sqrt(options["variance"])
+        sd = math.sqrt(options["variance"])
+        high = 1e3 * sd
         # a tiny alpha needs a larger difference than 1000 standard deviations
-        while _power(n, high, options) < power and high < 1e12 * math.sqrt(options["variance"]):
+        while _power(n, high, options) < power and high < 1e12 * sd:
             high *= 10
     low = 1e-12 * high
     if _power(n, low, options) >= power:
