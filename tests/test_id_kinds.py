@@ -235,6 +235,16 @@ def _paired(function, **options):
     return call, ("index of a", "index of b")
 
 
+def _compare(a, b, d, off):
+    """Two systems' per-user results, B's users in reverse order: paired by user."""
+    users = d.lists[0]
+    tables = {"A": pd.DataFrame({"user": series(a, lift(users, off)),
+                                 "ndcg": [float(v % 5) / 5 for v in users]}),
+              "B": pd.DataFrame({"user": series(b, lift(users[::-1], off)),
+                                 "ndcg": [float(v % 3) / 3 for v in reversed(users)]})}
+    return ml.compare(tables, baseline="A").table.round(12).to_dict("split")
+
+
 CALLS = {
     **{name: _per_list(getattr(ml, name), k=5) for name in (
         "precision_at_k", "recall_at_k", "f1_at_k", "hit_at_k", "hit_count_at_k",
@@ -265,6 +275,7 @@ CALLS = {
     "paired_t_test": _paired(ml.paired_t_test),
     "paired_bootstrap_ci": _paired(ml.paired_bootstrap_ci, seed=0, n_resamples=200),
     "paired_permutation_test": _paired(ml.paired_permutation_test, seed=0, n_resamples=200),
+    "compare": (_compare, ("results['A']", "results['B']")),
     "rmse": _grouped(ml.rmse),
     "mae": _grouped(ml.mae),
 }
@@ -285,6 +296,10 @@ NO_IDS = {
                      "sequential_estimate_bias", "sequential_bias_adjusted_estimate"],
                     "counts and values per unit"),
     **dict.fromkeys(["interleaving_credit", "interleaving_test"], "teams, clicks, counts"),
+    **dict.fromkeys(["users_needed", "detectable_difference", "power_of"],
+                    "sizes, differences, variances and levels"),
+    "correct_p_values": "p-values",
+    "online_report": "results of online tests and a ComparisonReport, already paired",
     **dict.fromkeys(["simulate_world", "sample_rankings", "load_movielens_100k"],
                     "sizes, score matrices, a cache path"),
 }

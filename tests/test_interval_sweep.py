@@ -17,6 +17,7 @@ import math
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import metrics_lib
@@ -56,6 +57,24 @@ _SLATE_TARGET = np.array([[[0.0, 1.0], [1.0, 0.0]]] * 3)
 _A = [0.5, 0.7, 0.2, 0.9, 0.1, 0.4]
 _B = [0.4, 0.5, 0.2, 0.6, 0.3, 0.4]
 
+# three systems' per-user results (users as a named index), and the online
+# results that online_report puts next to a report of them
+_USERS = pd.Index(range(1, 13), name="user")
+_SYSTEMS = {name: pd.DataFrame({"ndcg@10": _rng.uniform(0, 1, 12) + shift,
+                                "recall@10": _rng.uniform(0, 1, 12)}, index=_USERS)
+            for name, shift in (("A", 0.0), ("B", 0.2), ("C", 0.1))}
+_OFFLINE = metrics_lib.compare({"A": _SYSTEMS["A"], "B": _SYSTEMS["B"]}, baseline="A")
+_ONLINE = {"CTR": metrics_lib.two_proportion_test(200, 10_000, 250, 10_000),
+           "dwell": metrics_lib.cuped_test(_Y_B, _PRE_B, _Y_A, _PRE_A),
+           "clicks/view": metrics_lib.ratio_metric_test(_CLICKS_A, _IMP_A, _CLICKS_B, _IMP_B),
+           "interleaved clicks": metrics_lib.interleaving_test(_rng.poisson(1.2, 80),
+                                                               _rng.poisson(1.0, 80))}
+_COMPARE_OPTIONS = ([{"test": t} for t in ("t", "wilcoxon", "tukey_hsd")]
+                    + [{"test": t, "n_resamples": 999, "random_state": 0}
+                       for t in ("permutation", "randomised_tukey_hsd")]
+                    + [{"test": "bootstrap", "bootstrap_method": m, "n_resamples": 999,
+                        "random_state": 0} for m in ("percentile", "basic", "bca")])
+
 # the off-policy estimators' interval options: normal, bootstrap (seeded, so
 # that the widening test compares the same resamples), clipped weights
 _OPE_OPTIONS = [{}, {"interval": "bootstrap", "n_resamples": 999, "seed": 0},
@@ -89,6 +108,27 @@ INPUTS = {
     "paired_t_test": [((_A, _B), {}, "mean_difference")],
     "paired_bootstrap_ci": [((_A, _B), {"method": m, "n_resamples": 999, "seed": 1},
                              "mean_difference") for m in ("percentile", "basic", "bca")],
+    # a ComparisonReport: every row's difference and mean inside their intervals
+    "compare": [((_SYSTEMS,), kw, "difference") for kw in _COMPARE_OPTIONS]
+               + [((_SYSTEMS,), {"baseline": "A", "correction": c}, "difference")
+                  for c in ("bh", "bonferroni", None)],
+    "online_report": [((_ONLINE,), {"system": "B", "baseline": "A", "offline": o},
+                       "difference") for o in (None, _OFFLINE)],
+    "users_needed": [((0.05,), {"variance": 0.01}, None),
+                     ((0.05,), {"design": "two_sample", "variance": 0.04}, None),
+                     ((0.05,), {"design": "interleaving"}, None),
+                     ((0.005,), {"design": "proportions", "baseline_rate": 0.05}, None),
+                     ((0.05,), {"variance": 0.01, "method": "sakai"}, None)],
+    "detectable_difference": [((100,), {"variance": 0.01}, None),
+                              ((100,), {"design": "two_sample", "variance": 0.04}, None),
+                              ((5000,), {"design": "interleaving"}, None),
+                              ((50_000,), {"design": "proportions", "baseline_rate": 0.05},
+                               None)],
+    "power_of": [((34, 0.05), {"variance": 0.01}, None),
+                 ((34, 0.05), {"variance": 0.01, "method": "sakai"}, None),
+                 ((253, 0.05), {"design": "two_sample", "variance": 0.04}, None),
+                 ((786, 0.05), {"design": "interleaving"}, None),
+                 ((31234, 0.005), {"design": "proportions", "baseline_rate": 0.05}, None)],
 }
 
 DISCOVERED = _discovered()
@@ -98,6 +138,9 @@ DOCUMENTED_REFUSALS = {
     # more than 1e300 units per group: "no experiment can run that"
     ("sample_size_per_group", "alpha"): lambda variant, value: value < 1e-100,
     ("sample_size_per_group", "power"): lambda variant, value: value < 1e-100,
+    # users_needed(design="proportions") is sample_size_per_group, refusals included
+    ("users_needed", "power"):
+        lambda variant, value: variant[1].get("design") == "proportions" and value < 1e-100,
     # a one-sided boundary below 0 would reject in the wrong direction
     ("group_sequential_boundaries", "alpha"):
         lambda variant, value: variant[1]["alternative"] == "greater" and value >= 0.5,
@@ -118,9 +161,17 @@ def test_every_discovered_function_has_inputs(name, parameter):
                             "minimal valid inputs to INPUTS")
 
 
+# the columns of a ComparisonReport every row has (the rest are NaN for a
+# design that lacks them: an A/B row has no mean per system)
+_REPORT_COLUMNS = ("difference", "diff_low", "diff_high", "p_value", "p_corrected")
+
+
 def _numbers(result):
-    """Every float of a result (dataclass fields, tuples, a scalar)."""
-    if dataclasses.is_dataclass(result):
+    """Every float of a result (dataclass fields, tuples, a ComparisonReport, a scalar)."""
+    if isinstance(result, metrics_lib.ComparisonReport):
+        items = [(f"{c}[{k}]", v) for c in _REPORT_COLUMNS
+                 for k, v in result.table[c].items()]
+    elif dataclasses.is_dataclass(result):
         items = [(f.name, getattr(result, f.name)) for f in dataclasses.fields(result)]
     else:
         items = [("result", result)]
@@ -133,6 +184,13 @@ def _numbers(result):
 def _intervals(result, estimate):
     if estimate is None:
         return []
+    if isinstance(result, metrics_lib.ComparisonReport):
+        t = result.table
+        pairs = list(zip(t["diff_low"], t["difference"], t["diff_high"]))
+        if "mean_low" in t:  # the offline rows' interval of the system's mean
+            offline = t.dropna(subset=["mean_low"])
+            pairs += list(zip(offline["mean_low"], offline["mean"], offline["mean_high"]))
+        return pairs
     pairs = [(getattr(result, "ci_low"), getattr(result, estimate),
               getattr(result, "ci_high"))]
     if hasattr(result, "relative_ci_low"):

@@ -166,8 +166,10 @@ def _interleaving_n(difference: float, alpha: float, power: float) -> int:
 
     share = 0.5 + difference
     z_a, z_b = float(norm.isf(alpha / 2)), float(norm.isf(1 - power))
-    approx = ((0.5 * z_a + z_b * math.sqrt(share * (1 - share))) / difference) ** 2
-    start = max(1, int(approx / 2))
+    margin = 0.5 * z_a + z_b * math.sqrt(share * (1 - share))
+    # a power at or below the level (margin <= 0; z_b = -inf at power 1e-300)
+    # is reached by the fewest impressions: scan from 1
+    start = max(1, int((margin / difference) ** 2 / 2)) if margin > 0 else 1
     while start <= _MAX_USERS:
         n = np.arange(start, start + 4096)
         c = binom.ppf(alpha / 2, n, 0.5)
@@ -228,7 +230,9 @@ def users_needed(difference, *, design="paired", variance=None, baseline_rate=No
     ------
     ValueError
         On a zero difference, a missing or unused ``variance`` /
-        ``baseline_rate``, or a level outside (0, 1).
+        ``baseline_rate``, or a level outside (0, 1); for ``"proportions"``,
+        on the errors of :func:`~metrics_lib.sample_size_per_group` (which
+        refuses a design needing more than 1e300 units per group).
 
     Notes
     -----
@@ -277,7 +281,9 @@ def users_needed(difference, *, design="paired", variance=None, baseline_rate=No
     z_a, z_b = float(norm.isf(options["alpha"] / 2)), float(norm.isf(1 - power))
     scale = 1 if design == "paired" else 2  # two groups: twice the variance
     effect = abs(difference) / math.sqrt(scale * options["variance"])
-    start = ((z_a + z_b) / effect) ** 2 + z_a ** 2 / 2
+    # a power at or below the level (z_a + z_b <= 0) is reached by the
+    # fewest users; squaring would turn it into a huge (or infinite) start
+    start = ((z_a + z_b) / effect) ** 2 + z_a ** 2 / 2 if z_a + z_b > 0 else 2
     if not start < _MAX_USERS:
         raise ValueError(f"more than {_MAX_USERS:,} users would be needed")
     n = max(2, math.ceil(start))
@@ -305,6 +311,8 @@ def detectable_difference(n, *, design="paired", variance=None, baseline_rate=No
     float
         The positive difference whose power is ``power``: the inverse of
         :func:`users_needed` (for ``"proportions"`` an increase of the rate).
+        0.0 when ``power`` is at most the power of (almost) no difference,
+        about ``alpha``: the test reaches it without any difference.
 
     Raises
     ------
@@ -340,9 +348,16 @@ def detectable_difference(n, *, design="paired", variance=None, baseline_rate=No
     elif design == "proportions":
         high = (1 - options["baseline_rate"]) * (1 - 1e-12)
     else:
-        high = 1e3 * math.sqrt(options["variance"])
+        sd = math.sqrt(options["variance"])
+        high = 1e3 * sd
+        # a tiny alpha needs a larger difference than 1000 standard deviations
+        while _power(n, high, options) < power and high < 1e12 * sd:
+            high *= 10
+    low = 1e-12 * high
+    if _power(n, low, options) >= power:
+        return 0.0  # a power at or below the test's size: no difference is needed
     if _power(n, high, options) < power:
         raise ValueError(f"n={n} is too small: no difference reaches power {power:g} "
                          f"with design={show(design)}")
-    return float(brentq(lambda d: _power(n, d, options) - power, 1e-12 * high, high,
+    return float(brentq(lambda d: _power(n, d, options) - power, low, high,
                         xtol=1e-14, rtol=1e-12))
