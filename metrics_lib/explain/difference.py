@@ -10,6 +10,8 @@ from their rows (:mod:`.reasons`).
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import pandas as pd
 
 from .._validation import show
@@ -71,7 +73,11 @@ def explain_difference(recommendations, truth, metric, a, b, *, top=5, **keyword
     up to ``difference`` whatever the interactions, and a convention that
     changes nothing on this data gets 0 (the null-player property), and two
     conventions that act only together share their effect equally
-    (symmetry).
+    (symmetry). A mix of the two sides that evaluate refuses (such as
+    ``ties="average"`` with ``gain="binary"``, not implemented) makes its
+    conventions one player, shown as ``"gain + ties"``, with the fewest
+    others that make every mix valid: the Shapley values are then those of
+    the groups.
 
     References
     ----------
@@ -114,27 +120,72 @@ def explain_difference(recommendations, truth, metric, a, b, *, top=5, **keyword
                          f"{MAX_PLAYERS}: give the sides more keywords in common")
     runs = {}
 
-    def mean(switched):
-        mix = {**side_a, **{switches[i]: side_b[switches[i]] for i in switched}}
-        try:
-            runs[switched] = _run(recommendations, truth, name_a, mix, shared)
-        except ValueError as error:
-            raise ValueError(f"the mix of a with b's {', '.join(switches[i] for i in sorted(switched))} "
-                             f"cannot be evaluated: {error}") from None
-        return runs[switched].mean()
+    def run(keys: frozenset):
+        if keys not in runs:
+            mix = {**side_a, **{key: side_b[key] for key in keys}}
+            runs[keys] = _run(recommendations, truth, name_a, mix, shared)
+        return runs[keys]
 
-    phi = shapley_values(len(switches), mean)
-    per_a, per_b = runs[frozenset()], runs[frozenset(range(len(switches)))]
-    by_convention = pd.DataFrame({"convention": switches,
-                                  "a": pd.Series([side_a[s] for s in switches], dtype=object),
-                                  "b": pd.Series([side_b[s] for s in switches], dtype=object),
-                                  "contribution": phi})
+    groups, phi = _attribute(switches, run)
+    per_a, per_b = runs[frozenset()], runs[frozenset(switches)]
+    by_convention = pd.DataFrame({
+        "convention": [" + ".join(g) for g in groups],
+        "a": pd.Series([_values(side_a, g) for g in groups], dtype=object),
+        "b": pd.Series([_values(side_b, g) for g in groups], dtype=object),
+        "contribution": phi})
     per_user = _per_user(per_a, per_b)
     users = _top_users(per_user, recommendations, truth, name_a, side_a, shared, top)
     return Explanation(metric=name_a, a=_label(a), b=_label(b), value_a=float(per_a.mean()),
                        value_b=float(per_b.mean()), by_convention=by_convention,
                        per_user=per_user, users=users, keywords_a=side_a,
                        keywords_b=side_b)
+
+
+def _attribute(switches: list, run):
+    """(groups of conventions, their Shapley values).
+
+    Each convention is a player of its own unless evaluate refuses a mix
+    (``ties="average"`` of one side with ``gain="binary"`` of the other):
+    then the conventions of the refused mix are joined with the fewest
+    others whose switch makes it valid, and they move together.
+    """
+    groups = [(key,) for key in switches]
+    while True:
+        try:
+            return groups, shapley_values(
+                len(groups), lambda s: run(frozenset(k for i in s for k in groups[i])).mean())
+        except ValueError as error:
+            refused = _refused_group(groups, run, error)
+            groups = [g for g in groups if not set(g) <= set(refused)] + [refused]
+
+
+def _refused_group(groups, run, error):
+    """The conventions of the first refused mix, joined with the fewest partners."""
+    for size in range(1, len(groups)):
+        for chosen in combinations(range(len(groups)), size):
+            keys = frozenset(k for i in chosen for k in groups[i])
+            try:
+                run(keys)
+                continue
+            except ValueError:
+                pass
+            others = [i for i in range(len(groups)) if i not in chosen]
+            for extra in range(1, len(others) + 1):
+                for partners in combinations(others, extra):  # the fewest partners first
+                    joined = keys | {k for i in partners for k in groups[i]}
+                    try:
+                        run(frozenset(joined))
+                    except ValueError:
+                        continue
+                    return tuple(sorted(joined))
+            raise ValueError(f"evaluate refuses the mix of a with b's "
+                             f"{', '.join(sorted(keys))} whatever else switches: "
+                             f"{error}") from None
+    raise error
+
+
+def _values(side: dict, group: tuple):
+    return side[group[0]] if len(group) == 1 else {key: side[key] for key in group}
 
 
 def _label(side) -> str:
@@ -145,7 +196,10 @@ def _label(side) -> str:
 def _per_user(per_a: pd.Series, per_b: pd.Series) -> pd.DataFrame:
     table = pd.concat([per_a.rename("value_a"), per_b.rename("value_b")], axis=1)
     table["difference"] = table["value_b"] - table["value_a"]
-    return table
+    try:
+        return table.sort_index()  # users of both sides in id order
+    except TypeError:
+        return table
 
 
 def _top_users(per_user, recommendations, truth, metric, side_a, shared, top):
