@@ -230,3 +230,14 @@ def test_find_convention_finds_a_grid_setting():
     grid = found[found["source"] == "grid"]
     assert {"denominator": "min_k"} in list(grid["changes"])
     assert list(grid["n_changes"]) == sorted(grid["n_changes"])
+
+
+def test_bad_tables_raise_instead_of_matching_nothing():
+    """A missing id is evaluate's error, not a setting that does not match."""
+    recs, truth = _data(11)
+    truth = truth.astype({"item": "Int64"})
+    truth.loc[0, "item"] = pd.NA
+    with pytest.raises(ValueError, match="truth"):
+        ml.find_convention(recs, truth, "ndcg@5", 0.5)
+    with pytest.raises(ValueError, match="truth"):
+        ml.explain_difference(recs, truth, "ndcg@5", "trec_eval", "rectools")

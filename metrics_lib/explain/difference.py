@@ -126,6 +126,7 @@ def explain_difference(recommendations, truth, metric, a, b, *, top=5, **keyword
             runs[keys] = _run(recommendations, truth, name_a, mix, shared)
         return runs[keys]
 
+    run(frozenset())  # side a alone: a bad table raises here, as evaluate words it
     groups, phi = _attribute(switches, run)
     per_a, per_b = runs[frozenset()], runs[frozenset(switches)]
     by_convention = pd.DataFrame({

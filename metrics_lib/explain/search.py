@@ -98,6 +98,9 @@ def find_convention(recommendations, truth, metric, value, tolerance=5e-5, *,
     shared = _check_shared(keywords)
     value, tolerance = _check_numbers(value, tolerance, max_evaluations)
     base = _trec_defaults(metric, shared)
+    # the data are checked once, outside the search: a bad table is an error,
+    # not a setting that "does not match"
+    _run(recommendations, truth, metric, base, shared)
     rows, seen = [], []
     for peer in PEERS:
         try:
@@ -105,7 +108,7 @@ def find_convention(recommendations, truth, metric, value, tolerance=5e-5, *,
         except ValueError:
             continue  # the peer does not define this metric
         rows.append(_row(recommendations, truth, name, side, base, shared, "preset", peer,
-                         value))
+                         value, guard=False))
         seen.append(side)
     for side in _grid(metric, base, max_evaluations):
         if any(not _differing(side, other) for other in seen):
@@ -159,11 +162,14 @@ def _grid(metric, base, limit):
                 yield {**base, **dict(zip(chosen, values))}
 
 
-def _row(recommendations, truth, metric, side, base, shared, source, peer, reported):
+def _row(recommendations, truth, metric, side, base, shared, source, peer, reported,
+         guard=True):
     try:
         mean = float(_run(recommendations, truth, metric, side, shared).mean())
     except ValueError:
-        return None  # a combination evaluate refuses (for example ties= with this metric)
+        if not guard:
+            raise
+        return None  # a grid setting evaluate refuses (for example ties= with this metric)
     changes = {key: side[key] for key in _differing(base, side)}
     return {"source": source, "peer": peer, "changes": changes, "n_changes": len(changes),
             "value": mean, "error": mean - reported}
