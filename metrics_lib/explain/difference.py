@@ -99,10 +99,13 @@ def explain_difference(recommendations, truth, metric, a, b, *, top=5, **keyword
     >>> round(e.value_a, 4), round(e.value_b, 4)
     (0.5553, 0.3869)
     >>> e.by_convention[["convention", "a", "b"]]
-        convention          a       b
+          convention          a       b
     0  relevance_col  relevance    None
     1           gain     linear  binary
     2          ideal     judged       k
+    3        missing       skip    zero
+    >>> float(e.by_convention["contribution"].iloc[3])  # every user is on both sides
+    0.0
     >>> bool(abs(e.by_convention["contribution"].sum() - e.difference) < 1e-12)
     True
     """

@@ -32,6 +32,9 @@ def user_reasons(user, recs: pd.DataFrame, truth: pd.DataFrame, k, level, column
               if columns["relevance"] in truth.columns else np.ones(len(truth)))
     if len(truth) and not (grades >= level).any():
         reasons.append(f"no relevant item (no grade >= {level})")
+    n_relevant = int((grades >= level).sum())
+    if k is not None and 0 < n_relevant < k:
+        reasons.append(f"fewer relevant items than k ({n_relevant} < {k}: ideal lists differ)")
     if k is not None and 0 < len(recs) < k:
         reasons.append(f"fewer than k items ({len(recs)} < {k})")
     if (grades > 1).any():
