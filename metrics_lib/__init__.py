@@ -143,6 +143,11 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         users_needed,
     )
     from .conventions import PEERS
+    from .explain import (
+        Explanation,
+        explain_difference,
+        find_convention,
+    )
 
 # module -> the public names it provides (read on first access)
 _LAZY_MODULES = {
@@ -178,6 +183,7 @@ _LAZY_MODULES = {
     ".ranking.registry": ("parse_metric",),
     "._missing": ("MissingUsersWarning",),
     ".conventions": ("PEERS", "convention_metrics", "convention_table", "describe_convention"),
+    ".explain": ("Explanation", "explain_difference", "find_convention"),
     ".trec": ("read_trec_qrels", "read_trec_run"),
     ".trec_measures": (
         "bpref", "floored_geometric_mean", "geometric_mean_average_precision",
@@ -199,6 +205,7 @@ _WITH_CONVENTION = frozenset({"precision_at_k", "recall_at_k", "f1_at_k", "hit_a
 # the subpackages and modules reachable as attributes (metrics_lib.beyond.novelty)
 _SUBMODULES = frozenset({
     "batch", "beyond", "classification", "comparison", "conventions", "counterfactual", "datasets",
+    "explain",
     "experiments", "interleaving", "online", "ranking", "ranks", "rating", "significance",
     "trec", "trec_measures", "cli", "dask_support",
 })
@@ -282,6 +289,10 @@ __all__ = [
     "describe_convention",
     "convention_metrics",
     "convention_table",
+    # why two conventions give two numbers, and which conventions give a number
+    "explain_difference",
+    "find_convention",
+    "Explanation",
     "read_trec_run",
     "read_trec_qrels",
     # ratings

@@ -107,7 +107,8 @@ def _many(function, **options):
     return call, ("recommended", "relevant")
 
 
-def _evaluate(a, b, d, off):
+def _tables(a, b, d, off):
+    """recommendations with item ids of kind a, truth with item ids of kind b."""
     users = [u for u, r in enumerate(d.lists) for _ in r]
     items = [off + v for r in d.lists for v in r]
     rec = pd.DataFrame({"user": users, "item": series(a, items),
@@ -116,8 +117,28 @@ def _evaluate(a, b, d, off):
     titems = [off + v for r in d.relevant for v in r]
     truth = pd.DataFrame({"user": tusers, "item": series(b, titems),
                           "relevance": [1 + v % 3 for r in d.relevant for v in r]})
+    return rec, truth
+
+
+def _evaluate(a, b, d, off):
+    rec, truth = _tables(a, b, d, off)
     result = ml.evaluate(rec, truth, ["ndcg@5", "map", "recall@3"])
     return result.round(12).to_dict("split")
+
+
+def _explain(a, b, d, off):
+    rec, truth = _tables(a, b, d, off)
+    e = ml.explain_difference(rec, truth, "ndcg@5", "trec_eval", "rectools")
+    return (round(e.value_a, 12), round(e.value_b, 12),
+            e.by_convention.round(12).astype(str).values.tolist(),
+            e.per_user.round(12).to_dict("split"))
+
+
+def _find(a, b, d, off):
+    rec, truth = _tables(a, b, d, off)
+    found = ml.find_convention(rec, truth, "ndcg@5", 0.5, tolerance=1.0, max_evaluations=1)
+    return found[["peer", "n_changes"]].astype(str).values.tolist(), \
+        found["value"].round(12).tolist()
 
 
 def _interleave(a, b, d, off):
@@ -257,6 +278,8 @@ CALLS = {
     "mean_average_precision": _many(ml.mean_average_precision),
     "geometric_mean_average_precision": _many(ml.geometric_mean_average_precision),
     "evaluate": (_evaluate, ("recommendations", "truth")),
+    "explain_difference": (_explain, ("recommendations", "truth")),
+    "find_convention": (_find, ("recommendations", "truth")),
     "team_draft_interleave": (_interleave, ("ranking_a", "ranking_b")),
     "team_draft_interleave_many": (_interleave_many, ("rankings_a", "rankings_b")),
     "catalog_coverage": _catalog(ml.catalog_coverage),

@@ -157,7 +157,6 @@ def _evaluate_with_convention(evaluate, given: dict, passed: set):
     """
     import inspect
 
-    import numpy as np
     import pandas as pd
 
     peer = given.pop("convention")
@@ -173,25 +172,10 @@ def _evaluate_with_convention(evaluate, given: dict, passed: set):
     explicit = {key: given[key] for key in passed if key in defaults and key != "convention"}
     groups, described = {}, {}
     for name in names:
-        info = _resolve(peer, name)
-        keywords = dict(info["keywords"])
-        for key, value in explicit.items():
-            if key not in keywords:  # a column name or n_jobs: not a convention
-                continue
-            keywords[key] = _caller_keyword(preset, name, key, value, keywords[key],
-                                            info["option_keywords"])
-        for key, value in list(keywords.items()):
-            if key not in defaults:
-                if _same(value, _NEUTRAL.get(key, object())):
-                    del keywords[key]  # this version of evaluate has no such keyword
-                else:
-                    raise ValueError(
-                        f"convention {show(peer)} computes {show(name)} with "
-                        f"{key}={show(value)}, a "
-                        "keyword this version of evaluate does not have")
-        info["keywords"] = keywords
+        info = _preset_call(peer, name, explicit, defaults)
         described[name] = info
-        key = (info["score_dtype"], repr(sorted(keywords.items(), key=lambda kv: kv[0])))
+        key = (info["score_dtype"],
+               repr(sorted(info["keywords"].items(), key=lambda kv: kv[0])))
         groups.setdefault(key, []).append(name)
     original = given.pop("recommendations")
     if not isinstance(original, pd.DataFrame) or not isinstance(
@@ -202,16 +186,9 @@ def _evaluate_with_convention(evaluate, given: dict, passed: set):
     frames = []
     for (score_dtype, _), members in groups.items():
         recommendations = original
-        score_col = given.get("score_col", "score")
-        if (score_dtype == "float32" and given.get("rank_col") is None
-                and score_col in original.columns):
-            # the peer stores scores in single precision: equal there, tied here
-            try:
-                as32 = np.asarray(original[score_col], dtype=np.float64).astype(np.float32)
-            except (TypeError, ValueError):
-                as32 = None  # evaluate's own check names the problem
-            if as32 is not None:
-                recommendations = original.assign(**{score_col: as32.astype(np.float64)})
+        if score_dtype == "float32":
+            recommendations = _float32_scores(original, given.get("score_col", "score"),
+                                              given.get("rank_col"))
         keywords = described[members[0]]["keywords"]
         unique = list(dict.fromkeys(described[name]["metric"] for name in members))
         call = {**given, **keywords, "metrics": unique}
@@ -228,6 +205,54 @@ def _evaluate_with_convention(evaluate, given: dict, passed: set):
                             "ties_reproducible")}
                     for name, info in described.items()}}
     return result
+
+
+def _preset_call(peer, name: str, explicit: dict, defaults: dict) -> dict:
+    """:func:`_resolve` of one metric, with the caller's keywords applied.
+
+    ``explicit`` holds the keywords the caller wrote (they follow
+    :func:`_caller_keyword`), ``defaults`` evaluate's keywords: a preset
+    keyword evaluate lacks is dropped when neutral, else refused.
+    ``metrics_lib.explain`` resolves its sides through this too.
+    """
+    preset = _preset(peer)
+    info = _resolve(peer, name)
+    keywords = dict(info["keywords"])
+    for key, value in explicit.items():
+        if key not in keywords:  # a column name or n_jobs: not a convention
+            continue
+        keywords[key] = _caller_keyword(preset, name, key, value, keywords[key],
+                                        info["option_keywords"])
+    for key, value in list(keywords.items()):
+        if key not in defaults:
+            if _same(value, _NEUTRAL.get(key, object())):
+                del keywords[key]  # this version of evaluate has no such keyword
+            else:
+                raise ValueError(
+                    f"convention {show(peer)} computes {show(name)} with "
+                    f"{key}={show(value)}, a "
+                    "keyword this version of evaluate does not have")
+    info["keywords"] = keywords
+    return info
+
+
+def _float32_scores(original, score_col, rank_col):
+    """``original`` with its scores rounded to float32 (a peer that stores them so).
+
+    Scores equal in single precision then tie here as they do in the peer.
+    A table ranked by ``rank_col``, without the score column or with scores
+    that are not numbers is returned as it is (evaluate's own check names
+    the problem).
+    """
+    import numpy as np
+
+    if rank_col is not None or score_col not in original.columns:
+        return original
+    try:
+        as32 = np.asarray(original[score_col], dtype=np.float64).astype(np.float32)
+    except (TypeError, ValueError):
+        return original
+    return original.assign(**{score_col: as32.astype(np.float64)})
 
 
 # Keywords that matter only for some metric kinds (the table leaves the others
