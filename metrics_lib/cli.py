@@ -209,18 +209,45 @@ def _ordered_codes(run_ids, qrels_ids):
             chunks = column.column("x").chunks
         parts.append(chunks)
     dictionaries = [chunks[0].dictionary for chunks in parts if chunks]
-    values = pc.unique(pa.concat_arrays(dictionaries)) if dictionaries else pa.array([], pa.string())
-    values = values.take(pc.array_sort_indices(values))  # bytewise, as strcmp
+    values, positions = _sorted_union(dictionaries)
+    positions = iter(positions)
     codes = []
     for chunks in parts:
         if not chunks:
             codes.append(np.empty(0, np.int64))
             continue
-        position = pc.index_in(chunks[0].dictionary, value_set=values).to_numpy(
-            zero_copy_only=False).astype(np.int64)
+        position = next(positions)
         codes.append(np.concatenate([position[c.indices.to_numpy(zero_copy_only=False)]
                                      for c in chunks]))
     return codes[0], codes[1], values
+
+
+def _sorted_union(dictionaries):
+    """The distinct values of ``dictionaries`` in bytewise (strcmp) order, and each
+    dictionary's positions among them (int64 arrays)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not dictionaries:
+        return pa.array([], pa.string()), []
+    both = pa.concat_arrays(dictionaries)
+    if both.null_count:  # not from a TREC file; the hash-based way keeps a null once
+        values = pc.unique(both)
+        values = values.take(pc.array_sort_indices(values))
+        return values, [pc.index_in(d, value_set=values).to_numpy(zero_copy_only=False)
+                        .astype(np.int64) for d in dictionaries]
+    # one sort of both dictionaries instead of a hash pass (unique) and a
+    # look-up (index_in): equal neighbours in sorted order share a code
+    order = pc.array_sort_indices(both)  # bytewise, as strcmp
+    ordered = both.take(order)
+    first = np.ones(len(both), bool)
+    if len(both) > 1:
+        first[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, len(both) - 1)).to_numpy(
+            zero_copy_only=False)
+    code = np.empty(len(both), np.int64)
+    code[order.to_numpy(zero_copy_only=False)] = np.cumsum(first) - 1
+    bounds = np.cumsum([0] + [len(d) for d in dictionaries])
+    return ordered.filter(pa.array(first)), [code[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _check_duplicates(users, items, queries, q_users, q_items, n_items, query_ids):
