@@ -209,18 +209,45 @@ def _ordered_codes(run_ids, qrels_ids):
             chunks = column.column("x").chunks
         parts.append(chunks)
     dictionaries = [chunks[0].dictionary for chunks in parts if chunks]
-    values = pc.unique(pa.concat_arrays(dictionaries)) if dictionaries else pa.array([], pa.string())
-    values = values.take(pc.array_sort_indices(values))  # bytewise, as strcmp
+    values, positions = _sorted_union(dictionaries)
+    positions = iter(positions)
     codes = []
     for chunks in parts:
         if not chunks:
             codes.append(np.empty(0, np.int64))
             continue
-        position = pc.index_in(chunks[0].dictionary, value_set=values).to_numpy(
-            zero_copy_only=False).astype(np.int64)
+        position = next(positions)
         codes.append(np.concatenate([position[c.indices.to_numpy(zero_copy_only=False)]
                                      for c in chunks]))
     return codes[0], codes[1], values
+
+
+def _sorted_union(dictionaries):
+    """The distinct values of ``dictionaries`` in bytewise (strcmp) order, and each
+    dictionary's positions among them (int64 arrays)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not dictionaries:
+        return pa.array([], pa.string()), []
+    both = pa.concat_arrays(dictionaries)
+    if both.null_count:  # not from a TREC file; the hash-based way keeps a null once
+        values = pc.unique(both)
+        values = values.take(pc.array_sort_indices(values))
+        return values, [pc.index_in(d, value_set=values).to_numpy(zero_copy_only=False)
+                        .astype(np.int64) for d in dictionaries]
+    # one sort of both dictionaries instead of a hash pass (unique) and a
+    # look-up (index_in): equal neighbours in sorted order share a code
+    order = pc.array_sort_indices(both)  # bytewise, as strcmp
+    ordered = both.take(order)
+    first = np.ones(len(both), bool)
+    if len(both) > 1:
+        first[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, len(both) - 1)).to_numpy(
+            zero_copy_only=False)
+    code = np.empty(len(both), np.int64)
+    code[order.to_numpy(zero_copy_only=False)] = np.cumsum(first) - 1
+    bounds = np.cumsum([0] + [len(d) for d in dictionaries])
+    return ordered.filter(pa.array(first)), [code[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _check_duplicates(users, items, queries, q_users, q_items, n_items, query_ids):
@@ -553,28 +580,45 @@ def _evaluate_until_stop(run, qrels, columns, options, partial):
             stop, first = error.query, error
 
 
+def _text(value, role) -> str:
+    """One value as meas_print_single.c / meas_print_final.c print it (``role``: its measure)."""
+    if isinstance(value, str):
+        return value
+    if value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
+        return "  -nan"
+    if role in _COUNTS:
+        return str(int(value))
+    return f"{value:6.4f}"
+
+
 def _line(name, qid, value, role=None) -> str:
     """One output line, as meas_print_single.c / meas_print_final.c print it.
 
     ``role``: the trec_eval measure whose format applies, if not ``name``.
     """
-    if isinstance(value, str):
-        text = value
-    elif value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
-        text = "  -nan"
-    elif (role or name) in _COUNTS:
-        text = str(int(value))
-    else:
-        text = f"{value:6.4f}"
-    return f"{name:<22}\t{qid}\t{text}\n"
+    return f"{name:<22}\t{qid}\t{_text(value, role or name)}\n"
+
+
+def _column_texts(values, role) -> list[str]:
+    """:func:`_text` of every value of one column; a plain loop for float measures."""
+    if values.dtype.kind != "f" or role in _COUNTS:
+        return [_text(value, role) for value in values.tolist()]
+    texts = [f"{value:6.4f}" for value in values.tolist()]
+    for i in np.flatnonzero(np.isnan(values)).tolist():
+        texts[i] = "  -nan"
+    return texts
 
 
 def _query_lines(result, columns, query_ids) -> list[str]:
     """The -q lines: every query (in strcmp order of the ids), every column but gm_map."""
     shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
-    table = result[shown].to_numpy()
-    return [_line(columns[position][0], query_ids[int(code)], value, _role(columns[position]))
-            for code, row in zip(result.index, table) for position, value in zip(shown, row)]
+    prefixes = [f"{columns[position][0]:<22}\t" for position in shown]
+    # one column at a time: formatting 10^5-10^6 values is most of -q's cost
+    texts = [_column_texts(result[position].to_numpy(), _role(columns[position]))
+             for position in shown]
+    ids = [query_ids[code] for code in result.index.tolist()]
+    return [f"{prefix}{qid}\t{text}\n"
+            for qid, row in zip(ids, zip(*texts)) for prefix, text in zip(prefixes, row)]
 
 
 def _summary(name, values, complete, grades):
