@@ -85,7 +85,7 @@ def explain_difference(recommendations, truth, metric, a, b, *, top=5, **keyword
        the Theory of Games II*, Annals of Mathematics Studies 28, 1953,
        pp. 307-317.
     .. [2] The presets' sources: ``metrics_lib.PEERS`` and
-       :func:`describe_convention`.
+       ``metrics_lib.describe_convention``.
 
     Examples
     --------

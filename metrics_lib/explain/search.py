@@ -80,7 +80,7 @@ def find_convention(recommendations, truth, metric, value, tolerance=5e-5, *,
     References
     ----------
     .. [1] The presets' sources: ``metrics_lib.PEERS`` and
-       :func:`describe_convention`.
+       ``metrics_lib.describe_convention``.
 
     Examples
     --------
