@@ -18,9 +18,11 @@ import numpy as np
 from .._validation import check_choice, show
 from ._common import (_TREC_CUTOFFS, AP_DENOMINATORS, _binary_batch, _binary_inputs,
                       _mean_over_users, _no_relevant, _tied)
+from ._docstrings import shared_parameters
 from .registry import Metric, TrecMeasure, register
 
 
+@shared_parameters
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
                       relevance_level=1, empty="zero", judged_only=False,
                       truncate=None, candidates="all",
@@ -35,12 +37,9 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first.
-    relevant : collection of hashable or mapping of hashable to float
-        Relevant ids, or judged ids with their grades.
-    k : int or None, default=None
-        Cut-off; ``None`` uses the whole list.
+    {{recommended}}
+    {{relevant}}
+    {{k}}
     denominator : {"relevant", "min_k", "retrieved", "k"}, default="relevant"
         What the sum of precisions is divided by:
 
@@ -53,48 +52,19 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         - ``"k"``: the cut-off ``k`` itself (RecTools 0.19.0
           ``rectools/metrics/ranking.py``, ``MAP(divide_by_k=True)``,
           ``MAP.calc_per_user_from_fitted``); it needs a ``k``.
-    relevance_level : float, default=1
-        Minimum grade for an item to count as relevant (``>= 0``); 0, as
-        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
-        included, and no unjudged one.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no item is relevant.
-    judged_only : bool, default=False
-        ``True`` removes the items that ``relevant`` does not judge from the
-        list before anything is counted: a "condensed" list (trec_eval 10.0
-        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
-    truncate : int or None, default=None
-        Keep the first ``truncate`` items of the list and count the hits in
-        all of them, whatever ``k``; ``k`` then only sets the denominator.
-        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
-        (``recommenders/evaluation/python_evaluation.py``,
-        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
-        default 10).
-    candidates : {"all", "recommended"}, default="all"
-        ``"recommended"`` keeps only the judgements of the items in the list,
-        as a peer does that is given the scored items only: torchmetrics
-        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
-        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
-        by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
-        given the recommended items.
-    scores : sequence of float, optional
-        Model scores parallel to ``recommended`` (higher is better). The list
-        is then sorted by them, stably; equal scores are ties.
+    {{relevance_level}}
+    {{empty}}
+    {{judged_only}}
+    {{truncate}}
+    {{candidates}}
+    {{scores}}
     ties : {"input", "average", "block", "best", "worst"}, default="input"
         Rank of tied items: the list's order, the expectation over all tie
         orders, the tie group's last rank, or the best / worst order; see
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``. ``"block"`` with ``denominator="relevant"`` and ``k=None`` is
         scikit-learn's ``average_precision_score``.
-    score_threshold : float or None, default=None
-        With ``scores``: an item scored at or below this value is never a
-        hit. It keeps its rank but counts as judged non-relevant, while
-        ``relevant`` is unchanged (the number of relevant items and the
-        ideal list still include it): torchmetrics 1.9.0's
-        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
-        reciprocal rank is ``score_threshold=0``. Not available with
-        ``ties="average"`` or ``"block"``.
+    {{score_threshold}}
 
     Returns
     -------
@@ -177,6 +147,7 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     return float(precision_at_hits.sum() / divisor)
 
 
+@shared_parameters
 def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
                            denominator="relevant", relevance_level=1,
                            empty="zero",
@@ -185,26 +156,17 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
 
     Parameters
     ----------
-    recommended_lists : sequence of sequences
-        One ranked list per user.
-    relevant_lists : sequence of collections or mappings
-        One relevance judgement per user, aligned with ``recommended_lists``.
-    k : int or None, default=None
-        Cut-off applied to every list.
+    {{recommended_lists}}
+    {{relevant_lists}}
+    {{k_lists}}
     denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
         See :func:`average_precision`.
-    relevance_level : float, default=1
-        Minimum grade for an item to count as relevant (``>= 0``); 0, as
-        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
-        included, and no unjudged one.
+    {{relevance_level}}
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0, are left out of the mean
         (``"nan"``), or raise.
-    scores_lists : sequence of sequences of float, optional
-        One score list per user, parallel to ``recommended_lists`` (see the
-        ``scores`` of the per-list function).
-    ties : {"input", "average", "block", "best", "worst"}, default="input"
-        Rank of tied items in every list, as in the per-list function.
+    {{scores_lists}}
+    {{ties_lists}}
 
     Returns
     -------

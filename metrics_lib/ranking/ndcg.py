@@ -25,6 +25,7 @@ from .._validation import (check_choice, check_empty, check_gain, check_k,
                            check_relevant, handle_empty, show)
 from ._common import (_TREC_CUTOFFS, GAINS, IDEAL_K_MAX, IDEALS, _check_log_base,
                       _condensed, _tied)
+from ._docstrings import shared_parameters
 from .registry import Metric, TrecMeasure, register
 
 
@@ -116,6 +117,7 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
     return top, np.sort(judged)[::-1], k, base, gain_name
 
 
+@shared_parameters
 def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
              relevance_level=1, min_grade=None, judged_only=False, truncate=None,
              candidates="all",
@@ -124,13 +126,11 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first.
+    {{recommended}}
     relevant : collection of hashable or mapping of hashable to float
         Judged ids with grades (a plain collection means grade 1 each).
         Items not in ``relevant`` have grade 0.
-    k : int or None, default=None
-        Cut-off; ``None`` uses the whole list.
+    {{k}}
     gain : {"linear", "exponential", "binary"} or mapping, default="linear"
         ``"linear"`` uses the grade itself (trec_eval, ranx ``ndcg``,
         scikit-learn); ``"exponential"`` uses ``2**grade - 1`` (Burges et al.,
@@ -160,42 +160,17 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     log_base : float, default=2
         Base of the logarithm in the discount ``log(rank + 1)``. Microsoft
         Recommenders uses ``e``. DCG depends on it; NDCG does not.
-    judged_only : bool, default=False
-        ``True`` removes the items that ``relevant`` does not judge from the
-        list before anything is counted: a "condensed" list (trec_eval 10.0
-        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
-    truncate : int or None, default=None
-        Keep the first ``truncate`` items of the list and count the hits in
-        all of them, whatever ``k``; ``k`` then only sets the denominator.
-        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
-        (``recommenders/evaluation/python_evaluation.py``,
-        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
-        default 10).
-    candidates : {"all", "recommended"}, default="all"
-        ``"recommended"`` keeps only the judgements of the items in the list,
-        as a peer does that is given the scored items only: torchmetrics
-        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
-        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
-        by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
-        given the recommended items.
-    scores : sequence of float, optional
-        Model scores parallel to ``recommended`` (higher is better). The list
-        is then sorted by them, stably; equal scores are ties.
+    {{judged_only}}
+    {{truncate}}
+    {{candidates}}
+    {{scores}}
     ties : {"input", "average", "block", "best", "worst"}, default="input"
         Rank of tied items: the list's order, the expectation over all tie
         orders, the tie group's last rank, or the best / worst order; see
         the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
         need ``scores``. ``"average"`` is scikit-learn's ``dcg_score`` (default
         ``ignore_ties=False``); ``"block"`` is refused.
-    score_threshold : float or None, default=None
-        With ``scores``: an item scored at or below this value is never a
-        hit. It keeps its rank but counts as judged non-relevant, while
-        ``relevant`` is unchanged (the number of relevant items and the
-        ideal list still include it): torchmetrics 1.9.0's
-        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
-        reciprocal rank is ``score_threshold=0``. Not available with
-        ``ties="average"`` or ``"block"``.
+    {{score_threshold}}
 
     Returns
     -------
@@ -253,6 +228,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     return value
 
 
+@shared_parameters
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
               log_base=2, empty="zero", relevance_level=1, min_grade=None,
               judged_only=False, truncate=None, candidates="all",
@@ -261,8 +237,7 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first.
+    {{recommended}}
     relevant : collection of hashable or mapping of hashable to float
         Judged ids with grades; unlisted items have grade 0.
     k : int or None, default=None
@@ -292,30 +267,12 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         Only used by ``gain="binary"``, see :func:`dcg_at_k`.
     min_grade : float or None, default=None
         See :func:`dcg_at_k` (ranx ``ndcg@k-l2``).
-    judged_only : bool, default=False
-        ``True`` removes the items that ``relevant`` does not judge from the
-        list before anything is counted: a "condensed" list (trec_eval 10.0
-        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
-    truncate : int or None, default=None
-        Keep the first ``truncate`` items of the list and count the hits in
-        all of them, whatever ``k``; ``k`` then only sets the denominator.
-        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
-        (``recommenders/evaluation/python_evaluation.py``,
-        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
-        default 10).
-    candidates : {"all", "recommended"}, default="all"
-        ``"recommended"`` keeps only the judgements of the items in the list,
-        as a peer does that is given the scored items only: torchmetrics
-        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
-        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
-        by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
-        given the recommended items.
+    {{judged_only}}
+    {{truncate}}
+    {{candidates}}
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no judged item has a positive grade (ideal DCG is 0).
-    scores : sequence of float, optional
-        Model scores parallel to ``recommended`` (higher is better). The list
-        is then sorted by them, stably; equal scores are ties.
+    {{scores}}
     ties : {"input", "average", "block", "best", "worst"}, default="input"
         Rank of tied items: the list's order, the expectation over all tie
         orders, the tie group's last rank, or the best / worst order; see
@@ -323,14 +280,7 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         need ``scores``. ``"average"`` is scikit-learn's ``ndcg_score`` (default
         ``ignore_ties=False``) when every judged item is passed;
         ``"block"`` is refused.
-    score_threshold : float or None, default=None
-        With ``scores``: an item scored at or below this value is never a
-        hit. It keeps its rank but counts as judged non-relevant, while
-        ``relevant`` is unchanged (the number of relevant items and the
-        ideal list still include it): torchmetrics 1.9.0's
-        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
-        reciprocal rank is ``score_threshold=0``. Not available with
-        ``ties="average"`` or ``"block"``.
+    {{score_threshold}}
 
     Returns
     -------

@@ -19,9 +19,11 @@ from __future__ import annotations
 from .._validation import check_choice
 from ._common import (_TREC_CUTOFFS, PRECISION_DENOMINATORS, RECALL_DENOMINATORS,
                       _binary_batch, _binary_inputs, _no_relevant, _tied)
+from ._docstrings import shared_parameters
 from .registry import Metric, TrecMeasure, register
 
 
+@shared_parameters
 def precision_at_k(recommended, relevant, k=None, *, denominator="k",
                    relevance_level=1, empty="zero", judged_only=False,
                    truncate=None, candidates="all",
@@ -30,8 +32,7 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first. Ids must be unique.
+    {{recommended_unique}}
     relevant : collection of hashable or mapping of hashable to float
         Relevant ids, or judged ids with their grades (>= 0).
     k : int or None, default=None
@@ -52,50 +53,18 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
           ``retrieval_precision(adaptive_k=True)``).
 
         With ``k=None``, ``k`` stands for the list length.
-    relevance_level : float, default=1
-        Minimum grade for an item to count as relevant (``>= 0``); 0, as
-        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
-        included, and no unjudged one.
+    {{relevance_level}}
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         What to return when no item is relevant: ``0.0`` (trec_eval),
         ``nan`` (leave the user out of a later ``nanmean``), ``1.0``
         (``"one"``: torchmetrics ``empty_target_action="pos"``), or raise a
         ``ValueError``.
-    judged_only : bool, default=False
-        ``True`` removes the items that ``relevant`` does not judge from the
-        list before anything is counted: a "condensed" list (trec_eval 10.0
-        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
-    truncate : int or None, default=None
-        Keep the first ``truncate`` items of the list and count the hits in
-        all of them, whatever ``k``; ``k`` then only sets the denominator.
-        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
-        (``recommenders/evaluation/python_evaluation.py``,
-        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
-        default 10).
-    candidates : {"all", "recommended"}, default="all"
-        ``"recommended"`` keeps only the judgements of the items in the list,
-        as a peer does that is given the scored items only: torchmetrics
-        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
-        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
-        by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
-        given the recommended items.
-    scores : sequence of float, optional
-        Model scores parallel to ``recommended`` (higher is better). The list
-        is then sorted by them, stably; equal scores are ties.
-    ties : {"input", "average", "block", "best", "worst"}, default="input"
-        Rank of tied items: the list's order, the expectation over all tie
-        orders, the tie group's last rank, or the best / worst order; see
-        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
-        need ``scores``.
-    score_threshold : float or None, default=None
-        With ``scores``: an item scored at or below this value is never a
-        hit. It keeps its rank but counts as judged non-relevant, while
-        ``relevant`` is unchanged (the number of relevant items and the
-        ideal list still include it): torchmetrics 1.9.0's
-        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
-        reciprocal rank is ``score_threshold=0``. Not available with
-        ``ties="average"`` or ``"block"``.
+    {{judged_only}}
+    {{truncate}}
+    {{candidates}}
+    {{scores}}
+    {{ties}}
+    {{score_threshold}}
 
     Returns
     -------
@@ -162,6 +131,7 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
     return float(hits.sum() / cutoff)
 
 
+@shared_parameters
 def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
                 relevance_level=1, empty="zero", judged_only=False, truncate=None,
                 candidates="all",
@@ -170,57 +140,22 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first. Ids must be unique.
-    relevant : collection of hashable or mapping of hashable to float
-        Relevant ids, or judged ids with their grades.
-    k : int or None, default=None
-        Cut-off; ``None`` uses the whole list.
+    {{recommended_unique}}
+    {{relevant}}
+    {{k}}
     denominator : {"relevant", "min_k"}, default="relevant"
         ``"relevant"``: all relevant items ``|R|`` (trec_eval and most
         libraries); ``"min_k"``: ``min(k, |R|)`` ("capped recall"; with
         ``k=None``, ``k`` stands for the list length).
-    relevance_level : float, default=1
-        Minimum grade for an item to count as relevant (``>= 0``); 0, as
-        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
-        included, and no unjudged one.
+    {{relevance_level}}
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant (the ratio is 0/0).
-    judged_only : bool, default=False
-        ``True`` removes the items that ``relevant`` does not judge from the
-        list before anything is counted: a "condensed" list (trec_eval 10.0
-        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
-    truncate : int or None, default=None
-        Keep the first ``truncate`` items of the list and count the hits in
-        all of them, whatever ``k``; ``k`` then only sets the denominator.
-        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
-        (``recommenders/evaluation/python_evaluation.py``,
-        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
-        default 10).
-    candidates : {"all", "recommended"}, default="all"
-        ``"recommended"`` keeps only the judgements of the items in the list,
-        as a peer does that is given the scored items only: torchmetrics
-        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
-        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
-        by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
-        given the recommended items.
-    scores : sequence of float, optional
-        Model scores parallel to ``recommended`` (higher is better). The list
-        is then sorted by them, stably; equal scores are ties.
-    ties : {"input", "average", "block", "best", "worst"}, default="input"
-        Rank of tied items: the list's order, the expectation over all tie
-        orders, the tie group's last rank, or the best / worst order; see
-        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
-        need ``scores``.
-    score_threshold : float or None, default=None
-        With ``scores``: an item scored at or below this value is never a
-        hit. It keeps its rank but counts as judged non-relevant, while
-        ``relevant`` is unchanged (the number of relevant items and the
-        ideal list still include it): torchmetrics 1.9.0's
-        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
-        reciprocal rank is ``score_threshold=0``. Not available with
-        ``ties="average"`` or ``"block"``.
+    {{judged_only}}
+    {{truncate}}
+    {{candidates}}
+    {{scores}}
+    {{ties}}
+    {{score_threshold}}
 
     Returns
     -------
@@ -278,6 +213,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
     return float(hits.sum() / divisor)
 
 
+@shared_parameters
 def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
             judged_only=False, truncate=None, candidates="all",
             scores=None, ties="input", score_threshold=None):
@@ -285,53 +221,17 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first.
-    relevant : collection of hashable or mapping of hashable to float
-        Relevant ids, or judged ids with their grades.
-    k : int or None, default=None
-        Cut-off; ``None`` uses the whole list.
-    relevance_level : float, default=1
-        Minimum grade for an item to count as relevant (``>= 0``); 0, as
-        trec_eval's ``-l 0``, makes every judged item relevant, grade 0
-        included, and no unjudged one.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no item is relevant.
-    judged_only : bool, default=False
-        ``True`` removes the items that ``relevant`` does not judge from the
-        list before anything is counted: a "condensed" list (trec_eval 10.0
-        ``-J``; ir-measures 0.4.3 ``judged_only=True``).
-    truncate : int or None, default=None
-        Keep the first ``truncate`` items of the list and count the hits in
-        all of them, whatever ``k``; ``k`` then only sets the denominator.
-        Microsoft Recommenders 1.2.1 ``relevancy_method="by_threshold"``
-        (``recommenders/evaluation/python_evaluation.py``,
-        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,
-        default 10).
-    candidates : {"all", "recommended"}, default="all"
-        ``"recommended"`` keeps only the judgements of the items in the list,
-        as a peer does that is given the scored items only: torchmetrics
-        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the
-        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides
-        by the relevant items passed and ``RetrievalRPrecision`` takes R
-        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``
-        given the recommended items.
-    scores : sequence of float, optional
-        Model scores parallel to ``recommended`` (higher is better). The list
-        is then sorted by them, stably; equal scores are ties.
-    ties : {"input", "average", "block", "best", "worst"}, default="input"
-        Rank of tied items: the list's order, the expectation over all tie
-        orders, the tie group's last rank, or the best / worst order; see
-        the module notes (:mod:`metrics_lib.ranking`). All but ``"input"``
-        need ``scores``.
-    score_threshold : float or None, default=None
-        With ``scores``: an item scored at or below this value is never a
-        hit. It keeps its rank but counts as judged non-relevant, while
-        ``relevant`` is unchanged (the number of relevant items and the
-        ideal list still include it): torchmetrics 1.9.0's
-        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and
-        reciprocal rank is ``score_threshold=0``. Not available with
-        ``ties="average"`` or ``"block"``.
+    {{recommended}}
+    {{relevant}}
+    {{k}}
+    {{relevance_level}}
+    {{empty}}
+    {{judged_only}}
+    {{truncate}}
+    {{candidates}}
+    {{scores}}
+    {{ties}}
+    {{score_threshold}}
 
     Returns
     -------

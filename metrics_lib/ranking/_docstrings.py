@@ -1,0 +1,120 @@
+"""Parameter descriptions that several per-list metrics share, written once.
+
+A docstring names a shared block with a line ``{{name}}`` where the parameter
+would be described (indented like one); :func:`shared_parameters` puts the
+text in when the module is imported, so ``help()``, the API page and the
+doctests all see the whole docstring. A name that is not here raises
+``KeyError`` at import time: a typo cannot reach a reader.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Each entry is exactly what the docstrings said before, indented by four
+# spaces as a parameter of a function docstring.
+PARAMETERS = {
+    "relevance_level": (
+        "    relevance_level : float, default=1\n"
+        "        Minimum grade for an item to count as relevant (``>= 0``); 0, as\n"
+        "        trec_eval's ``-l 0``, makes every judged item relevant, grade 0\n"
+        "        included, and no unjudged one."
+    ),
+    "judged_only": (
+        "    judged_only : bool, default=False\n"
+        "        ``True`` removes the items that ``relevant`` does not judge from the\n"
+        "        list before anything is counted: a \"condensed\" list (trec_eval 10.0\n"
+        "        ``-J``; ir-measures 0.4.3 ``judged_only=True``)."
+    ),
+    "truncate": (
+        "    truncate : int or None, default=None\n"
+        "        Keep the first ``truncate`` items of the list and count the hits in\n"
+        "        all of them, whatever ``k``; ``k`` then only sets the denominator.\n"
+        "        Microsoft Recommenders 1.2.1 ``relevancy_method=\"by_threshold\"``\n"
+        "        (``recommenders/evaluation/python_evaluation.py``,\n"
+        "        ``merge_ranking_true_pred``: ``top_k = threshold``, a number of items,\n"
+        "        default 10)."
+    ),
+    "candidates": (
+        "    candidates : {\"all\", \"recommended\"}, default=\"all\"\n"
+        "        ``\"recommended\"`` keeps only the judgements of the items in the list,\n"
+        "        as a peer does that is given the scored items only: torchmetrics\n"
+        "        1.9.0 (``torchmetrics/retrieval/base.py``: each metric sees the\n"
+        "        ``preds`` and ``target`` it is given, so ``RetrievalRecall`` divides\n"
+        "        by the relevant items passed and ``RetrievalRPrecision`` takes R\n"
+        "        from them) and scikit-learn 1.9.1's ``ndcg_score`` and ``dcg_score``\n"
+        "        given the recommended items."
+    ),
+    "scores": (
+        "    scores : sequence of float, optional\n"
+        "        Model scores parallel to ``recommended`` (higher is better). The list\n"
+        "        is then sorted by them, stably; equal scores are ties."
+    ),
+    "score_threshold": (
+        "    score_threshold : float or None, default=None\n"
+        "        With ``scores``: an item scored at or below this value is never a\n"
+        "        hit. It keeps its rank but counts as judged non-relevant, while\n"
+        "        ``relevant`` is unchanged (the number of relevant items and the\n"
+        "        ideal list still include it): torchmetrics 1.9.0's\n"
+        "        ``torch.where(preds > 0, target, 0)`` in AP, precision, recall and\n"
+        "        reciprocal rank is ``score_threshold=0``. Not available with\n"
+        "        ``ties=\"average\"`` or ``\"block\"``."
+    ),
+    "recommended": (
+        "    recommended : sequence of hashable\n"
+        "        Item ids in rank order, best first."
+    ),
+    "relevant": (
+        "    relevant : collection of hashable or mapping of hashable to float\n"
+        "        Relevant ids, or judged ids with their grades."
+    ),
+    "k": (
+        "    k : int or None, default=None\n"
+        "        Cut-off; ``None`` uses the whole list."
+    ),
+    "empty": (
+        "    empty : {\"zero\", \"nan\", \"one\", \"raise\"}, default=\"zero\"\n"
+        "        Result when no item is relevant."
+    ),
+    "ties": (
+        "    ties : {\"input\", \"average\", \"block\", \"best\", \"worst\"}, default=\"input\"\n"
+        "        Rank of tied items: the list's order, the expectation over all tie\n"
+        "        orders, the tie group's last rank, or the best / worst order; see\n"
+        "        the module notes (:mod:`metrics_lib.ranking`). All but ``\"input\"``\n"
+        "        need ``scores``."
+    ),
+    "recommended_lists": (
+        "    recommended_lists : sequence of sequences\n"
+        "        One ranked list per user."
+    ),
+    "relevant_lists": (
+        "    relevant_lists : sequence of collections or mappings\n"
+        "        One relevance judgement per user, aligned with ``recommended_lists``."
+    ),
+    "k_lists": (
+        "    k : int or None, default=None\n"
+        "        Cut-off applied to every list."
+    ),
+    "scores_lists": (
+        "    scores_lists : sequence of sequences of float, optional\n"
+        "        One score list per user, parallel to ``recommended_lists`` (see the\n"
+        "        ``scores`` of the per-list function)."
+    ),
+    "ties_lists": (
+        "    ties : {\"input\", \"average\", \"block\", \"best\", \"worst\"}, default=\"input\"\n"
+        "        Rank of tied items in every list, as in the per-list function."
+    ),
+    "recommended_unique": (
+        "    recommended : sequence of hashable\n"
+        "        Item ids in rank order, best first. Ids must be unique."
+    ),
+}
+
+_PLACEHOLDER = re.compile(r"^    \{\{(\w+)\}\}$", re.MULTILINE)
+
+
+def shared_parameters(function):
+    """Replace each ``{{name}}`` line of ``function``'s docstring by ``PARAMETERS[name]``."""
+    function.__doc__ = _PLACEHOLDER.sub(lambda match: PARAMETERS[match.group(1)],
+                                        function.__doc__)
+    return function
