@@ -8,6 +8,7 @@ a reader.
 import importlib
 import inspect
 import pkgutil
+import re
 
 import pytest
 
@@ -38,7 +39,8 @@ def test_every_shared_block_is_used_and_reads_as_a_parameter():
     used = set()
     for _, function in _ranking_functions():
         source = inspect.getsource(function)
-        used.update(name for name in PARAMETERS if "{{%s}}" % name in source)
+        for names in re.findall(r"\{\{([\w ]+)\}\}", source):
+            used.update(names.split())
     assert used == set(PARAMETERS)
     for name, text in PARAMETERS.items():
         head, *body = text.split("\n")
@@ -62,6 +64,6 @@ def test_an_unknown_name_fails_at_decoration():
         {{no_such_parameter}}
         """
 
-    metric.__doc__ = "Doc.\n\n    Parameters\n    ----------\n    {{no_such_parameter}}\n"
+    metric.__doc__ = "Doc.\n\n    Parameters\n    ----------\n    {{k no_such_parameter}}\n"
     with pytest.raises(KeyError, match="no_such_parameter"):
         shared_parameters(metric)

@@ -1,8 +1,8 @@
 """Parameter descriptions that several per-list metrics share, written once.
 
-A docstring names a shared block with a line ``{{name}}`` where the parameter
-would be described (indented like one); :func:`shared_parameters` puts the
-text in when the module is imported, so ``help()``, the API page and the
+A docstring names shared blocks with a line ``{{name other_name ...}}`` where
+the parameters would be described (indented like one); :func:`shared_parameters`
+puts their text in, in that order, when the module is imported, so ``help()``, the API page and the
 doctests all see the whole docstring. A name that is not here raises
 ``KeyError`` at import time: a typo cannot reach a reader.
 """
@@ -110,11 +110,12 @@ PARAMETERS = {
     ),
 }
 
-_PLACEHOLDER = re.compile(r"^    \{\{(\w+)\}\}$", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"^    \{\{(\w+(?: \w+)*)\}\}$", re.MULTILINE)
 
 
 def shared_parameters(function):
-    """Replace each ``{{name}}`` line of ``function``'s docstring by ``PARAMETERS[name]``."""
-    function.__doc__ = _PLACEHOLDER.sub(lambda match: PARAMETERS[match.group(1)],
-                                        function.__doc__)
+    """Replace each ``{{name ...}}`` line of ``function``'s docstring by the named blocks."""
+    function.__doc__ = _PLACEHOLDER.sub(
+        lambda match: "\n".join(PARAMETERS[name] for name in match.group(1).split()),
+        function.__doc__)
     return function

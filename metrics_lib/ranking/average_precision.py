@@ -37,9 +37,7 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
 
     Parameters
     ----------
-    {{recommended}}
-    {{relevant}}
-    {{k}}
+    {{recommended relevant k}}
     denominator : {"relevant", "min_k", "retrieved", "k"}, default="relevant"
         What the sum of precisions is divided by:
 
@@ -52,12 +50,7 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
         - ``"k"``: the cut-off ``k`` itself (RecTools 0.19.0
           ``rectools/metrics/ranking.py``, ``MAP(divide_by_k=True)``,
           ``MAP.calc_per_user_from_fitted``); it needs a ``k``.
-    {{relevance_level}}
-    {{empty}}
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
-    {{scores}}
+    {{relevance_level empty judged_only truncate candidates scores}}
     ties : {"input", "average", "block", "best", "worst"}, default="input"
         Rank of tied items: the list's order, the expectation over all tie
         orders, the tie group's last rank, or the best / worst order; see
@@ -156,17 +149,14 @@ def mean_average_precision(recommended_lists, relevant_lists, k=None, *,
 
     Parameters
     ----------
-    {{recommended_lists}}
-    {{relevant_lists}}
-    {{k_lists}}
+    {{recommended_lists relevant_lists k_lists}}
     denominator : {"relevant", "min_k", "retrieved"}, default="relevant"
         See :func:`average_precision`.
     {{relevance_level}}
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0, are left out of the mean
         (``"nan"``), or raise.
-    {{scores_lists}}
-    {{ties_lists}}
+    {{scores_lists ties_lists}}
 
     Returns
     -------

@@ -25,15 +25,7 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
 
     Parameters
     ----------
-    {{recommended}}
-    {{relevant}}
-    {{k}}
-    {{relevance_level}}
-    {{empty}}
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
-    {{scores}}
+    {{recommended relevant k relevance_level empty judged_only truncate candidates scores}}
     ties : {"input", "average", "block", "best", "worst"}, default="input"
         Rank of tied items: the list's order, the expectation over all tie
         orders, the tie group's last rank, or the best / worst order; see
@@ -95,13 +87,7 @@ def hit_count_at_k(recommended, relevant, k=None, *, relevance_level=1,
 
     Parameters
     ----------
-    {{recommended}}
-    {{relevant}}
-    {{k}}
-    {{relevance_level}}
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
+    {{recommended relevant k relevance_level judged_only truncate candidates}}
 
     Returns
     -------

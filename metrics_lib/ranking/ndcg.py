@@ -160,10 +160,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     log_base : float, default=2
         Base of the logarithm in the discount ``log(rank + 1)``. Microsoft
         Recommenders uses ``e``. DCG depends on it; NDCG does not.
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
-    {{scores}}
+    {{judged_only truncate candidates scores}}
     ties : {"input", "average", "block", "best", "worst"}, default="input"
         Rank of tied items: the list's order, the expectation over all tie
         orders, the tie group's last rank, or the best / worst order; see
@@ -267,9 +264,7 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
         Only used by ``gain="binary"``, see :func:`dcg_at_k`.
     min_grade : float or None, default=None
         See :func:`dcg_at_k` (ranx ``ndcg@k-l2``).
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
+    {{judged_only truncate candidates}}
     empty : {"zero", "nan", "raise"}, default="zero"
         Result when no judged item has a positive grade (ideal DCG is 0).
     {{scores}}

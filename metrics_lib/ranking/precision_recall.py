@@ -59,12 +59,7 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
         ``nan`` (leave the user out of a later ``nanmean``), ``1.0``
         (``"one"``: torchmetrics ``empty_target_action="pos"``), or raise a
         ``ValueError``.
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
-    {{scores}}
-    {{ties}}
-    {{score_threshold}}
+    {{judged_only truncate candidates scores ties score_threshold}}
 
     Returns
     -------
@@ -140,9 +135,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
 
     Parameters
     ----------
-    {{recommended_unique}}
-    {{relevant}}
-    {{k}}
+    {{recommended_unique relevant k}}
     denominator : {"relevant", "min_k"}, default="relevant"
         ``"relevant"``: all relevant items ``|R|`` (trec_eval and most
         libraries); ``"min_k"``: ``min(k, |R|)`` ("capped recall"; with
@@ -150,12 +143,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
     {{relevance_level}}
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Result when no item is relevant (the ratio is 0/0).
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
-    {{scores}}
-    {{ties}}
-    {{score_threshold}}
+    {{judged_only truncate candidates scores ties score_threshold}}
 
     Returns
     -------
@@ -221,17 +209,7 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
 
     Parameters
     ----------
-    {{recommended}}
-    {{relevant}}
-    {{k}}
-    {{relevance_level}}
-    {{empty}}
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
-    {{scores}}
-    {{ties}}
-    {{score_threshold}}
+    {{recommended relevant k relevance_level empty judged_only truncate candidates scores ties score_threshold}}
 
     Returns
     -------

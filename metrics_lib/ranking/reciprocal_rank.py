@@ -27,18 +27,10 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
 
     Parameters
     ----------
-    {{recommended}}
-    {{relevant}}
+    {{recommended relevant}}
     k : int or None, default=None
         Cut-off; a first hit below rank ``k`` scores 0.
-    {{relevance_level}}
-    {{empty}}
-    {{judged_only}}
-    {{truncate}}
-    {{candidates}}
-    {{scores}}
-    {{ties}}
-    {{score_threshold}}
+    {{relevance_level empty judged_only truncate candidates scores ties score_threshold}}
 
     Returns
     -------
@@ -109,16 +101,12 @@ def mean_reciprocal_rank(recommended_lists, relevant_lists, k=None, *,
 
     Parameters
     ----------
-    {{recommended_lists}}
-    {{relevant_lists}}
-    {{k_lists}}
-    {{relevance_level}}
+    {{recommended_lists relevant_lists k_lists relevance_level}}
     empty : {"zero", "nan", "one", "raise"}, default="zero"
         Users with nothing relevant count as 0 (``"zero"``, trec_eval), are
         left out of the mean (``"nan"``), or raise. If every user is left
         out the result is ``nan``.
-    {{scores_lists}}
-    {{ties_lists}}
+    {{scores_lists ties_lists}}
 
     Returns
     -------
