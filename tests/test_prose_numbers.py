@@ -61,6 +61,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("glossary.md", r"\(often 100\)"):
         "the conventional number of sampled negatives in the literature",
     ("*", r"MovieLens 100K"): "the name of a data set",
+    ("disagreements.ipynb", r"[\w./-]+#\d+"):
+        "an issue or pull request of another project, named by repository and number",
     ("online_testing.ipynb", r"\\alpha = 0\.05|p < 0\.05"):
         "the conventional 5 % significance level, which the prose writes as 5 %",
     ("average_precision.ipynb", r"\$0, 0\.1, \\dots, 1\$"):
