@@ -14,12 +14,13 @@ already loaded and typeset:
   ``points / 72 * dpi * rendered width / naturalWidth`` CSS px. (Assuming the base size for
   every figure let tick labels set to 8 pt pass at 0.8 of their true size.);
 * dark mode keeps figures as drawn: no invert filter, fully opaque (check_book.py checks
-  that each figure has its own opaque light background);
+  that each figure has its own opaque light background), and its frame makes no figure that
+  fits the column in the light theme scroll;
 * nothing clipped: every display equation fits its box (at 1024 px and wider) or, on a
   phone, scrolls; every element that
   scrolls sideways because its content is wider (equations, tables, code, figures) carries
-  the visible cue (class ``rm-scroll-cue`` and a fading mask at the hidden side, from
-  ``_static/ranking-matters.js`` and ``_static/ranking-matters.css``); every table and
+  the visible cue (class ``rm-scroll-cue``, a fading mask at the hidden side and an arrow on
+  that edge, from ``_static/ranking-matters.js`` and ``_static/ranking-matters.css``); every table and
   every inline code box lies inside the article column or inside such a scroll box; no
   figure box leaves the screen; the page itself never scrolls sideways.
 """
@@ -67,10 +68,15 @@ async ([mode, resized, wait_ms]) => {
   const left = col.left + parseFloat(cs.paddingLeft), right = col.right - parseFloat(cs.paddingRight);
   out.body_px = parseFloat(getComputedStyle(art.querySelector('p') || art).fontSize);
   const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  // an arrow on each hidden side, drawn by the parent (the fade alone read as a formula's end)
+  const arrow = (e, side, pseudo, glyph) => !e.classList.contains(`rm-more-${side}`) ||
+    (!!e.parentElement && e.parentElement.classList.contains(`rm-hint-${side}`) &&
+     getComputedStyle(e.parentElement, pseudo).content.includes(glyph));
   const cued = e => {
     const s = getComputedStyle(e);
     const mask = s.maskImage || s.webkitMaskImage || '';
-    return e.classList.contains('rm-scroll-cue') && mask.includes('gradient');
+    return e.classList.contains('rm-scroll-cue') && mask.includes('gradient') &&
+      arrow(e, 'right', '::after', '\u203a') && arrow(e, 'left', '::before', '\u2039');
   };
   const label = e => (e.id || (e.closest('[id]') || {}).id || e.tagName.toLowerCase()) +
     (e.textContent ? ` "${e.textContent.trim().slice(0, 40)}"` : '');
@@ -204,6 +210,7 @@ def check_layout(page, html_dir: Path, base: str, fail, stats) -> None:
     wait_ms = 10_000  # for _static/ranking-matters.js; not again if it never came
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": HEIGHTS.get(width, 1000)})
+        cut_light = set()
         for mode in MODES:
             out = page.evaluate(LAYOUT_SCRIPT, [mode, mode == MODES[0], wait_ms])
             wait_ms = wait_ms if out["cues_ready"] else 0
@@ -215,6 +222,13 @@ def check_layout(page, html_dir: Path, base: str, fail, stats) -> None:
             stats["equation_renderings"] += len(out["equations"])
             for message in _image_problems(html_dir, base, out, where):
                 fail(message)
+            # the dark theme's frame must not push a figure that fits past its column
+            cut = {image["src"] for image in out["images"] if image["cut"]}
+            if mode == MODES[0]:
+                cut_light = cut
+            for src in sorted(cut - cut_light):
+                fail(f"figure {(src or '?').split('/')[-1][:16]} fits its column in the light "
+                     f"theme but scrolls in the dark one {where}")
             for message in _box_problems(out, where):
                 fail(message)
     if backgrounds.get("light") == backgrounds.get("dark"):
