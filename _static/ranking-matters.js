@@ -9,7 +9,10 @@
  * 2. Every box in the article that scrolls sideways and whose content is wider than the box
  *    (display equations, tables, code, such figures) gets the class rm-scroll-cue, plus
  *    rm-more-left / rm-more-right for the sides where content is hidden; the book's CSS fades
- *    those sides out. Marked again after MathJax has typeset, on resize and on scroll.
+ *    those sides out, and the box's parent gets rm-hint-left / rm-hint-right, which draw an
+ *    arrow on that edge. Marked again after MathJax has typeset, on resize and on scroll.
+ * 3. Tables in a block of class rm-cards become cards on a phone; each cell gets its column's
+ *    name as data-label.
  * tools/check_book.py measures both in a real browser.
  */
 (function () {
@@ -44,8 +47,26 @@
 
   function updateSides(box) {
     const hidden = box.scrollWidth - box.clientWidth;
-    box.classList.toggle("rm-more-left", hidden > 1 && box.scrollLeft > 1);
-    box.classList.toggle("rm-more-right", hidden > 1 && box.scrollLeft < hidden - 1);
+    const left = hidden > 1 && box.scrollLeft > 1;
+    const right = hidden > 1 && box.scrollLeft < hidden - 1;
+    box.classList.toggle("rm-more-left", left);
+    box.classList.toggle("rm-more-right", right);
+    // the arrows: on the parent, which the fading mask of the box does not cover
+    if (box.parentElement) {
+      box.parentElement.classList.toggle("rm-hint-left", left);
+      box.parentElement.classList.toggle("rm-hint-right", right);
+    }
+  }
+
+  // Tables shown as cards on a phone (ranking-matters.css): each cell gets its column's name.
+  function labelCards(root) {
+    for (const table of root.querySelectorAll(".rm-cards table")) {
+      if (table.dataset.rmLabelled) continue;
+      const names = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+      for (const row of table.querySelectorAll("tbody tr"))
+        [...row.cells].forEach((cell, i) => cell.setAttribute("data-label", names[i] || ""));
+      table.dataset.rmLabelled = "1";
+    }
   }
 
   function onScroll(event) {
@@ -76,6 +97,7 @@
         el.addEventListener("scroll", onScroll, { passive: true });
       } else if (!wide && el.classList.contains(CUE)) {
         el.classList.remove(CUE, "rm-more-left", "rm-more-right");
+        if (el.parentElement) el.parentElement.classList.remove("rm-hint-left", "rm-hint-right");
         el.removeEventListener("scroll", onScroll);
       }
       if (wide) updateSides(el);
@@ -85,6 +107,7 @@
   function mark() {
     const root = article();
     if (!root) return;
+    labelCards(root);
     sizeFigures(root);
     markScrollBoxes(root);
   }

@@ -17,26 +17,22 @@ frame), the body text is 16 px, and figure text must be at least 0.6 of it (9.6 
 
 import json
 import re
+import sys
 from pathlib import Path
 
-import matplotlib
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import figure_text  # noqa: E402 - tools/ is not a package
+
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
 
-BASE_PT = float(matplotlib.rcParams["font.size"])  # the browser test's FIGURE_FONT_PT
+BASE_PT = figure_text.BASE_PT  # the browser test's base font size
 DESKTOP_FIGURE_PX = 739.0  # the widest figure at 1024 px (741 px at 1366 px)
 BODY_PX = 16.0
 LEGIBLE_SHARE = 0.6  # tools/book_layout.py LEGIBLE_SHARE
 MAX_WIDTH_IN = BASE_PT / 72 * DESKTOP_FIGURE_PX / (LEGIBLE_SHARE * BODY_PX)
-
-# matplotlib's named sizes below the base (medium = 1.0 x font.size)
-SMALL_NAMES = {"small", "x-small", "xx-small", "smaller"}
-SIZE_KEYWORD = re.compile(
-    r"""\b(?:fontsize|labelsize|title_fontsize|size)\s*=\s*(?P<value>[^,)\s]+)"""
-    r"""|["'](?:size|fontsize)["']\s*:\s*(?P<dict_value>[^,}\s]+)""")
-RC_FONT = re.compile(r"""rcParams(?:\.update)?\s*[\[(].*\b(?:font|size)|\brc\(\s*["'](?:font|axes|xtick|ytick|legend)""")
 FIGSIZE = re.compile(r"figsize\s*=\s*\(\s*(?P<width>[0-9.]+)\s*,")
 
 
@@ -47,33 +43,10 @@ def code(path):
             yield index, "".join(cell["source"])
 
 
-def _too_small(value: str) -> bool:
-    value = value.strip("\"'")
-    if value in SMALL_NAMES:
-        return True
-    try:
-        return float(value) < BASE_PT
-    except ValueError:
-        return False  # a variable or a larger name: the check of its definition applies
-
-
 def small_text(path):
     """(cell, line) pairs of every font size set below the base, or font rc changes."""
-    found = []
-    for index, source in code(path):
-        for line in source.splitlines():
-            if RC_FONT.search(line):
-                found.append((index, line.strip()))
-                continue
-            for match in SIZE_KEYWORD.finditer(line):
-                value = match.group("value") or match.group("dict_value")
-                # size= also names array sizes (rng.integers(..., size=5)): only text calls count
-                if match.group(0).startswith("size") and not re.search(
-                        r"\.(text|annotate|set_title|suptitle|set_xlabel|set_ylabel|legend)\(", line):
-                    continue
-                if _too_small(value):
-                    found.append((index, line.strip()))
-    return found
+    return [(index, line) for index, source in code(path)
+            for line in figure_text.small_text_lines(source)]
 
 
 def test_the_width_limit():
@@ -106,3 +79,41 @@ def test_the_check_sees_small_text(tmp_path, line, small):
     path = tmp_path / "x.ipynb"
     path.write_text(json.dumps({"cells": [{"cell_type": "code", "source": [line]}]}))
     assert bool(small_text(path)) is small
+
+
+@pytest.mark.parametrize("source, points", [
+    ("ax.tick_params(labelsize=8)", 8.0), ('ax.legend(fontsize="small")', BASE_PT * 0.833),
+    ('plt.rcParams["font.size"] = 7', 7.0), ('plt.rcParams.update({"font.size": 9})', 9.0),
+    ('ax.set_title("t", fontsize=11)\nax.text(0, 0, "a", size=9.5)', 9.5),
+    ('fig.suptitle("t", fontsize=12)', BASE_PT), ("rng.integers(0, 5, size=3)", BASE_PT)])
+def test_smallest_text_of_a_cell(source, points):
+    # what the browser test takes as the figure's smallest text
+    assert figure_text.smallest_text_pt(source) == pytest.approx(points, abs=0.01)
+
+
+def test_figures_are_found_by_the_name_of_their_png(tmp_path):
+    # myst-nb names a notebook's image after the SHA-256 of its bytes: the browser test finds
+    # the cell that drew a figure on the page by that name
+    import base64
+    import hashlib
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.plot([0, 1])
+    png = io.BytesIO()
+    fig.savefig(png, format="png")
+    plt.close(fig)
+    source = "ax.tick_params(labelsize=7)"
+    notebook = {"cells": [
+        {"cell_type": "markdown", "source": ["text"]},
+        {"cell_type": "code", "source": [source], "outputs": [
+            {"output_type": "display_data",
+             "data": {"image/png": base64.b64encode(png.getvalue()).decode()}}]}]}
+    path = tmp_path / "x.ipynb"
+    path.write_text(json.dumps(notebook))
+    cells = figure_text.figure_cells([path])
+    assert cells == {hashlib.sha256(png.getvalue()).hexdigest(): source}
+    assert figure_text.smallest_text_pt(cells.popitem()[1]) == 7.0

@@ -6,18 +6,21 @@ already loaded and typeset:
 * shape: every ``<img>`` in the article is drawn within 2 % of its own aspect ratio
   (naturalWidth / naturalHeight against the rendered box), and at 1024 px and wider
   every figure is shown whole (it does not scroll);
-* legible figures: on a phone (390 px) the text of every notebook figure is drawn at no
-  less than 0.6 of the body text. The figure's text size at its natural size is matplotlib's ``font.size``
-  (the notebooks keep the default; tick and axis labels use it) at the PNG's own dpi
-  (read from the file), so the size on screen is
-  ``font.size / 72 * dpi * rendered width / naturalWidth`` CSS px;
+* legible figures: on a phone (390 px) the smallest text of every notebook figure is drawn
+  at no less than 0.6 of the body text. That text's size is the smallest font size the code
+  cell that drew the figure sets, or matplotlib's base ``font.size`` (tools/figure_text.py; the
+  cell is found through the PNG's name, the SHA-256 of its bytes, in the notebooks the build
+  copied to ``_sources``), at the PNG's own dpi (read from the file), so the size on screen is
+  ``points / 72 * dpi * rendered width / naturalWidth`` CSS px. (Assuming the base size for
+  every figure let tick labels set to 8 pt pass at 0.8 of their true size.);
 * dark mode keeps figures as drawn: no invert filter, fully opaque (check_book.py checks
-  that each figure has its own opaque light background);
+  that each figure has its own opaque light background), and its frame makes no figure that
+  fits the column in the light theme scroll;
 * nothing clipped: every display equation fits its box (at 1024 px and wider) or, on a
   phone, scrolls; every element that
   scrolls sideways because its content is wider (equations, tables, code, figures) carries
-  the visible cue (class ``rm-scroll-cue`` and a fading mask at the hidden side, from
-  ``_static/ranking-matters.js`` and ``_static/ranking-matters.css``); every table and
+  the visible cue (class ``rm-scroll-cue``, a fading mask at the hidden side and an arrow on
+  that edge, from ``_static/ranking-matters.js`` and ``_static/ranking-matters.css``); every table and
   every inline code box lies inside the article column or inside such a scroll box; no
   figure box leaves the screen; the page itself never scrolls sideways.
 """
@@ -28,8 +31,9 @@ import functools
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import matplotlib
 from PIL import Image
+
+import figure_text
 
 WIDTHS = (390, 1024, 1366, 1920)
 FIT_WIDTHS = (1024, 1366, 1920)  # every display equation fits, no scrolling
@@ -38,7 +42,6 @@ MODES = ("light", "dark")
 ASPECT_TOLERANCE = 0.02
 LEGIBLE_SHARE = 0.6  # figure text / body text, at the least
 LEGIBLE_WIDTHS = (390,)  # on a phone; wider screens show the whole figure, text may be smaller
-FIGURE_FONT_PT = float(matplotlib.rcParams["font.size"])
 
 LAYOUT_SCRIPT = """
 async ([mode, resized, wait_ms]) => {
@@ -65,10 +68,15 @@ async ([mode, resized, wait_ms]) => {
   const left = col.left + parseFloat(cs.paddingLeft), right = col.right - parseFloat(cs.paddingRight);
   out.body_px = parseFloat(getComputedStyle(art.querySelector('p') || art).fontSize);
   const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  // an arrow on each hidden side, drawn by the parent (the fade alone read as a formula's end)
+  const arrow = (e, side, pseudo, glyph) => !e.classList.contains(`rm-more-${side}`) ||
+    (!!e.parentElement && e.parentElement.classList.contains(`rm-hint-${side}`) &&
+     getComputedStyle(e.parentElement, pseudo).content.includes(glyph));
   const cued = e => {
     const s = getComputedStyle(e);
     const mask = s.maskImage || s.webkitMaskImage || '';
-    return e.classList.contains('rm-scroll-cue') && mask.includes('gradient');
+    return e.classList.contains('rm-scroll-cue') && mask.includes('gradient') &&
+      arrow(e, 'right', '::after', '\u203a') && arrow(e, 'left', '::before', '\u2039');
   };
   const label = e => (e.id || (e.closest('[id]') || {}).id || e.tagName.toLowerCase()) +
     (e.textContent ? ` "${e.textContent.trim().slice(0, 40)}"` : '');
@@ -129,14 +137,24 @@ def _png_dpi(path: Path) -> float | None:
     return float(dpi[0]) if dpi else None
 
 
-def _figure_text_px(html_dir: Path, base: str, image: dict) -> float | None:
-    """CSS px of the figure's font.size text as drawn, or None without a dpi."""
+@functools.lru_cache(maxsize=None)
+def _figure_cells(html_dir: Path) -> dict[str, str]:
+    """PNG SHA-256 -> source of the cell that drew it, over the notebooks of the build."""
+    return figure_text.figure_cells(sorted((html_dir / "_sources").rglob("*.ipynb")))
+
+
+def _figure_text(html_dir: Path, image: dict) -> tuple[float, float] | None:
+    """(pt, CSS px) of the figure's smallest text as drawn; None without a dpi or a cell."""
     url = urlsplit(image["src"] or "")
-    rel = unquote(url.path).lstrip("/").split("_images/")[-1]
-    dpi = _png_dpi(html_dir / "_images" / rel)
+    name = unquote(url.path).lstrip("/").split("_images/")[-1]
+    dpi = _png_dpi(html_dir / "_images" / name)
     if not dpi or not image["nw"]:
         return None
-    return FIGURE_FONT_PT / 72 * dpi * image["w"] / image["nw"]
+    source = _figure_cells(html_dir).get(Path(name).stem)
+    if source is None:
+        return None
+    points = figure_text.smallest_text_pt(source)
+    return points, points / 72 * dpi * image["w"] / image["nw"]
 
 
 def _image_problems(html_dir, base, out, where):
@@ -155,13 +173,15 @@ def _image_problems(html_dir, base, out, where):
             yield f"figure {name} does not fit the column (it scrolls) {where}"
         if not image["figure"] or out["width"] not in LEGIBLE_WIDTHS:
             continue
-        text_px = _figure_text_px(html_dir, base, image)
+        text = _figure_text(html_dir, image)
         need = LEGIBLE_SHARE * out["body_px"]
-        if text_px is None:
-            yield f"figure {name}: no dpi in the PNG, its text size is unknown {where}"
-        elif text_px < need:
-            yield (f"figure {name}: text drawn at {text_px:.1f} px, below {LEGIBLE_SHARE} x "
-                   f"{out['body_px']:.0f} px body text ({image['w']:.0f} px wide, {image['nw']} px natural) {where}")
+        if text is None:
+            yield (f"figure {name}: its text size is unknown (no dpi in the PNG, or no notebook "
+                   f"cell in _sources drew it) {where}")
+        elif text[1] < need:
+            yield (f"figure {name}: its {text[0]:g} pt text drawn at {text[1]:.1f} px, below "
+                   f"{LEGIBLE_SHARE} x {out['body_px']:.0f} px body text ({image['w']:.0f} px "
+                   f"wide, {image['nw']} px natural) {where}")
 
 
 def _box_problems(out, where):
@@ -190,6 +210,7 @@ def check_layout(page, html_dir: Path, base: str, fail, stats) -> None:
     wait_ms = 10_000  # for _static/ranking-matters.js; not again if it never came
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": HEIGHTS.get(width, 1000)})
+        cut_light = set()
         for mode in MODES:
             out = page.evaluate(LAYOUT_SCRIPT, [mode, mode == MODES[0], wait_ms])
             wait_ms = wait_ms if out["cues_ready"] else 0
@@ -201,6 +222,13 @@ def check_layout(page, html_dir: Path, base: str, fail, stats) -> None:
             stats["equation_renderings"] += len(out["equations"])
             for message in _image_problems(html_dir, base, out, where):
                 fail(message)
+            # the dark theme's frame must not push a figure that fits past its column
+            cut = {image["src"] for image in out["images"] if image["cut"]}
+            if mode == MODES[0]:
+                cut_light = cut
+            for src in sorted(cut - cut_light):
+                fail(f"figure {(src or '?').split('/')[-1][:16]} fits its column in the light "
+                     f"theme but scrolls in the dark one {where}")
             for message in _box_problems(out, where):
                 fail(message)
     if backgrounds.get("light") == backgrounds.get("dark"):
