@@ -254,6 +254,84 @@ def test_tukey_hsd_matches_two_way_anova(seed):
             assert row.p_value == pytest.approx(ref, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_tukey_interval_core_matches_scipy_tukey_hsd(seed):
+    """With the one-way ANOVA's MSE and degrees of freedom, the simultaneous
+    intervals are scipy.stats.tukey_hsd(...).confidence_interval()'s."""
+    from metrics_lib.comparison.paired_tests import tukey_intervals
+
+    rng = np.random.default_rng(100 + seed)
+    k, n = 2 + seed, 4 + 9 * seed
+    groups = [np.round(rng.normal(rng.normal(0, 0.3), 1, n), 2) for _ in range(k)]
+    means = np.array([g.mean() for g in groups])
+    mse = sum(((g - g.mean()) ** 2).sum() for g in groups) / (k * n - k)
+    pairs = list(itertools.permutations(range(k), 2))
+    for confidence in (0.95, 0.9, 0.99):
+        ours = np.array(tukey_intervals(means, mse, n, k * n - k, pairs, confidence))
+        ref = stats.tukey_hsd(*groups).confidence_interval(confidence)
+        assert np.max(np.abs(ours[:, 0] - [ref.low[i, j] for i, j in pairs])) < 1e-10
+        assert np.max(np.abs(ours[:, 1] - [ref.high[i, j] for i, j in pairs])) < 1e-10
+
+
+@pytest.mark.parametrize("test", ["tukey_hsd", "randomised_tukey_hsd"])
+@pytest.mark.parametrize("seed", range(5))
+def test_tukey_intervals_match_two_way_anova(seed, test):
+    """The difference interval of the Tukey tests is the simultaneous HSD
+    interval of the blocked design: statsmodels' OLS (system + user factors)
+    for the MSE and its degrees of freedom, scipy's studentised range quantile."""
+    import statsmodels.formula.api as smf
+
+    n, m = [(10, 3), (25, 4), (8, 2), (40, 5), (15, 3)][seed]
+    results, matrix = _world(seed, n, m, ID_KINDS[seed % 4])
+    confidence = [0.95, 0.9, 0.99, 0.8, 0.95][seed]
+    report = ml.compare(results, test=test, correction=None, confidence=confidence,
+                        n_resamples=50, random_state=seed)
+    for metric, s, b, row in _rows(report):
+        X = matrix[metric]
+        long = pd.DataFrame({"y": X.ravel(), "user": np.repeat(np.arange(n), m).astype(str),
+                             "system": np.tile(np.arange(m), n).astype(str)})
+        fit = smf.ols("y ~ C(system) + C(user)", data=long).fit()
+        half = stats.studentized_range.ppf(confidence, m, fit.df_resid) \
+            * math.sqrt(fit.mse_resid / n)
+        diff = X[:, s].mean() - X[:, b].mean()
+        assert row.diff_low == pytest.approx(diff - half, abs=1e-10)
+        assert row.diff_high == pytest.approx(diff + half, abs=1e-10)
+    assert "Tukey HSD simultaneous" in report.describe()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tukey_interval_of_two_systems_is_the_paired_t_interval(seed):
+    """With two systems the studentised range of two means is sqrt(2) times a
+    t variable: the HSD interval is scipy ttest_rel's confidence interval."""
+    results, matrix = _world(seed, [5, 30, 12, 80][seed], 2, ID_KINDS[seed])
+    report = ml.compare(results, test="tukey_hsd", confidence=0.9, correction=None)
+    for metric, s, b, row in _rows(report):
+        X = matrix[metric]
+        ref = stats.ttest_rel(X[:, s], X[:, b]).confidence_interval(0.9)
+        assert row.diff_low == pytest.approx(ref.low, abs=1e-10)
+        assert row.diff_high == pytest.approx(ref.high, abs=1e-10)
+
+
+def test_tukey_intervals_cover_every_pair_at_once():
+    """Simulated blocked experiments: all six HSD intervals cover their true
+    differences together in about 90 % of runs; per-pair t intervals do less."""
+    rng = np.random.default_rng(2028)
+    n, m, runs, shifts = 20, 4, 200, np.array([0.0, 0.1, 0.1, 0.3])
+    users = pd.Index(np.arange(n), name="user")
+    covered = {"tukey_hsd": 0, "t": 0}
+    for _ in range(runs):
+        X = rng.normal(0, 1, (n, 1)) + shifts + rng.normal(0, 0.5, (n, m))
+        results = {f"sys{j}": pd.DataFrame({"v": X[:, j]}, index=users) for j in range(m)}
+        for test in covered:
+            t = ml.compare(results, test=test, correction=None, confidence=0.9).table
+            truth = shifts[[int(s[3:]) for s in t["system"]]] \
+                - shifts[[int(b[3:]) for b in t["baseline"]]]
+            covered[test] += bool(np.all((t["diff_low"] <= truth) & (truth <= t["diff_high"])))
+    se = math.sqrt(0.9 * 0.1 / runs)
+    assert abs(covered["tukey_hsd"] / runs - 0.9) < 4 * se
+    assert covered["t"] / runs < 0.9 - 4 * se
+
+
 def _exact_randomised_tukey(X):
     """Every arrangement of every user's values among the systems: the exact
     p-value of the range statistic, written plainly."""

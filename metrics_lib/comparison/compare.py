@@ -14,12 +14,14 @@ from .._validation import check_bool, check_choice, check_open_unit, check_rng, 
 from ._inputs import MISSING, paired_matrices, per_user_tables
 from .corrections import CORRECTIONS, correct_p_values
 from .paired_tests import (MANY_TESTS, TESTS, pair_test, randomised_tukey_hsd,
-                           t_interval, tukey_hsd)
+                           t_interval, tukey_hsd, tukey_hsd_intervals)
 from .report import ComparisonReport
 
 __all__ = ["compare"]
 
 BOOTSTRAP_METHODS = ("percentile", "basic", "bca")
+SIMULTANEOUS = ("Tukey HSD simultaneous (all pairs of the metric at once; MSE of the "
+                "two-way ANOVA systems x users)")
 MAX_RESAMPLES = 1_000_000
 
 
@@ -64,13 +66,15 @@ def _metric_rows(metric, names, matrix, pairs, test, options, rng) -> list[dict]
         many = tukey_hsd(matrix, pairs)
     elif test == "randomised_tukey_hsd":
         many = randomised_tukey_hsd(matrix, pairs, options["n_resamples"], rng)
+    if test in MANY_TESTS:  # simultaneous intervals, matching the family-wise p-values
+        intervals = tukey_hsd_intervals(matrix, pairs, confidence)
     rows = []
     for k, (s, b) in enumerate(pairs):
         x, y = matrix[:, s], matrix[:, b]
         d = x - y
         if test in MANY_TESTS:
             p = float(many[k])
-            low, high = t_interval(d, confidence)
+            low, high = intervals[k]
         else:
             p, low, high = pair_test(x, y, test, confidence=confidence,
                                      n_resamples=options["n_resamples"], rng=rng,
@@ -225,7 +229,13 @@ def compare(results, *, baseline=None, test="t", correction="holm", metrics=None
     (Cohen's :math:`d_z`; NaN when every difference is the same). The mean
     of each system has a Student-t interval; the difference has a paired
     Student-t interval, or the paired bootstrap interval of
-    :func:`~metrics_lib.paired_bootstrap_ci` with ``test="bootstrap"``.
+    :func:`~metrics_lib.paired_bootstrap_ci` with ``test="bootstrap"``. With
+    the two Tukey tests it is the simultaneous Tukey HSD interval
+    :math:`\\bar x_i - \\bar x_j \\pm q_{c;\\,m,\\,(n-1)(m-1)}\\sqrt{MSE/n}`
+    (:math:`q_{c}` the ``confidence`` quantile of the studentised range of the
+    ``m`` systems, MSE as below): every pair of a metric is covered at once
+    with probability ``confidence``, as the Tukey p-values hold for all pairs
+    at once; with two systems it is the paired Student-t interval.
 
     Tests (all two-sided): ``"t"`` is :func:`~metrics_lib.paired_t_test`
     (scipy ``ttest_rel``); ``"wilcoxon"`` is
@@ -292,8 +302,9 @@ def compare(results, *, baseline=None, test="t", correction="holm", metrics=None
     if tie_orders:
         table = _tie_columns(table, results, truth, metrics, baseline, test, correction,
                              options, rng)
-    interval = (f"paired bootstrap ({bootstrap_method})" if test == "bootstrap"
-                else "paired Student-t")
+    interval = {"bootstrap": f"paired bootstrap ({bootstrap_method})",
+                "tukey_hsd": SIMULTANEOUS,
+                "randomised_tukey_hsd": SIMULTANEOUS}.get(test, "paired Student-t")
     notes = ["Tie orders: every system evaluated with ties='best' and with "
              "ties='worst'; FLIPS marks a verdict that changes."] if tie_orders else []
     return ComparisonReport(table, test=test, correction=correction, alpha=alpha,

@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 __all__ = ["TESTS", "PAIR_TESTS", "MANY_TESTS", "t_interval", "pair_test",
-           "tukey_p_values", "tukey_hsd", "randomised_tukey_hsd"]
+           "tukey_p_values", "tukey_intervals", "tukey_hsd", "tukey_hsd_intervals",
+           "randomised_tukey_hsd"]
 
 PAIR_TESTS = ("t", "wilcoxon", "permutation", "bootstrap")
 MANY_TESTS = ("tukey_hsd", "randomised_tukey_hsd")
@@ -124,6 +125,31 @@ def tukey_p_values(means: np.ndarray, mse: float, n: int, df: int, pairs) -> np.
         return np.where(diffs > 0, 0.0, 1.0)
     q = diffs / math.sqrt(mse / n)
     return np.minimum(1.0, studentized_range.sf(q, k, df))
+
+
+def tukey_intervals(means: np.ndarray, mse: float, n: int, df: int, pairs,
+                    confidence: float) -> list[tuple[float, float]]:
+    """Simultaneous Tukey HSD intervals of ``means[i] - means[j]`` for ``pairs``.
+
+    Each is :math:`\\bar x_i - \\bar x_j \\pm q_{c;\\,k,\\,df} \\sqrt{\\mathrm{MSE}/n}`,
+    :math:`q_{c;\\,k,\\,df}` being the ``confidence`` quantile of the studentised
+    range of ``k = len(means)`` groups: all pairs are covered at once with
+    probability ``confidence`` (a point interval when the MSE is 0).
+    """
+    from scipy.stats import studentized_range
+
+    half = 0.0
+    if mse > 0:
+        half = float(studentized_range.ppf(confidence, means.size, df)) * math.sqrt(mse / n)
+    return [(float(means[i] - means[j]) - half, float(means[i] - means[j]) + half)
+            for i, j in pairs]
+
+
+def tukey_hsd_intervals(values: np.ndarray, pairs, confidence: float):
+    """Simultaneous Tukey HSD intervals of ``pairs`` of columns of an ``(n users,
+    m systems)`` matrix, with the two-way ANOVA's residual as in :func:`tukey_hsd`."""
+    mse, df = two_way_mse(values)
+    return tukey_intervals(values.mean(axis=0), mse, values.shape[0], df, pairs, confidence)
 
 
 def tukey_hsd(values: np.ndarray, pairs) -> np.ndarray:
