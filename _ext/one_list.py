@@ -7,7 +7,7 @@ whether the metric takes ``@k``) is written into the page at build time by
 :func:`payload`, so the presets stay the one source of truth. The directive
 also writes the table of the page's example list computed by
 :func:`metrics_lib.evaluate` under each preset: what a reader without
-scripts sees (the script hides it when it runs). tools/one_list_check.py
+scripts sees (the script removes it when it runs). tools/one_list_check.py
 compares the script with ``evaluate`` on random lists in a real browser.
 """
 
@@ -151,7 +151,7 @@ def _table(example) -> nodes.table:
         cells = [peer]
         for kind, _ in KINDS:
             if metric_name(peer, kind, example["k"]) is None:
-                cells.append("no such metric")
+                cells.append("\u2014")  # a dash, as the script writes it
                 continue
             value = reference(peer, kind, example["items"], example["missing"],
                               example["k"])
@@ -178,7 +178,9 @@ def _example_text(example) -> str:
         grade = "not judged" if item["grade"] is None else f"grade {item['grade']}"
         parts.append(f"{item['id']} (score {item['score']}, {grade})")
     lacks = ", ".join(f"{n} of grade {g}" for g, n in enumerate(example["missing"], 1) if n)
-    return (f"The list, best first: {'; '.join(parts)}. Relevant items it lacks: "
+    return ("With scripts off, this is the table of the page's example list, computed by "
+            "metrics_lib when the book was built (a dash: the library has no such metric). "
+            f"The list, best first: {'; '.join(parts)}. Relevant items it lacks: "
             f"{lacks or 'none'}. k = {example['k']}.")
 
 

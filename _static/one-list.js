@@ -248,14 +248,37 @@
     return node;
   }
 
+  // A whole-number field; `set` gets the value, then the page is drawn again.
+  function number(labelText, current, min, set, render) {
+    return el("label", {className: "one-list-field"}, labelText + " ",
+      el("input", {type: "number", value: String(current), min: String(min), step: "1",
+        on: {change: (e) => { const v = parseFloat(e.target.value);
+          if (Number.isFinite(v) && v >= min) set(v); render(); }}}));
+  }
+
+  // One value of the table, with the conventions that make it differ from trec_eval's.
+  function cell(entry, peer) {
+    if (entry === null) return el("td", {className: "one-list-none"}, "\u2014",
+      el("span", {className: "one-list-why"}, "no such metric"));
+    const td = el("td", {}, entry.text);
+    if (entry.causes.length) {
+      td.className = "one-list-differs";
+      td.append(el("ul", {className: "one-list-why"},
+        ...entry.causes.map((text) => el("li", {}, text))));
+    }
+    td.dataset.peer = peer;
+    return td;
+  }
+
   function start() {
     const source = document.getElementById("one-list-data");
     const box = document.getElementById("one-list");
     if (!source || !box) return;
     const data = JSON.parse(source.textContent);
     const list = JSON.parse(JSON.stringify(data.example));
-    for (const hidden of document.querySelectorAll(".one-list-static-box"))
-      hidden.style.display = "none";
+    // the table for readers without scripts goes (removed, not hidden: a hidden table has
+    // no box, which tools/book_layout.py would measure as outside the column)
+    for (const fallback of document.querySelectorAll(".one-list-static-box")) fallback.remove();
     const editor = el("div", {className: "one-list-editor"});
     const results = el("div", {className: "one-list-results"});
     box.append(editor, results);
@@ -274,13 +297,6 @@
       [items[at].score, items[to].score] = [items[to].score, items[at].score];
       [items[at], items[to]] = [items[to], items[at]];
       render();
-    }
-
-    function number(labelText, current, min, set, step) {
-      return el("label", {className: "one-list-field"}, labelText + " ",
-        el("input", {type: "number", value: String(current), min: String(min), step: step || "1",
-          on: {change: (e) => { const v = parseFloat(e.target.value);
-            if (Number.isFinite(v) && v >= min) set(v); render(); }}}));
     }
 
     function itemRow(item, at) {
@@ -321,23 +337,10 @@
           el("button", {type: "button", on: {click: () => {
             list.items.push({id: nextId(), score: Math.round((last - 0.1) * 10) / 10, grade: null});
             render(); }}}, "add an item"),
-          number("k =", list.k, 1, (v) => { list.k = Math.round(v); }),
+          number("k =", list.k, 1, (v) => { list.k = Math.round(v); }, render),
           el("span", {className: "one-list-field"}, "relevant items not in the list, of grade"),
           ...[0, 1, 2].map((g) => number(String(g + 1) + ":", list.missing[g], 0,
-            (v) => { list.missing[g] = Math.round(v); }))));
-    }
-
-    function cell(entry, peer) {
-      if (entry === null) return el("td", {className: "one-list-none"}, "\u2014",
-        el("span", {className: "one-list-why"}, "no such metric"));
-      const td = el("td", {}, entry.text);
-      if (entry.causes.length) {
-        td.className = "one-list-differs";
-        td.append(el("ul", {className: "one-list-why"},
-          ...entry.causes.map((text) => el("li", {}, text))));
-      }
-      td.dataset.peer = peer;
-      return td;
+            (v) => { list.missing[g] = Math.round(v); }, render))));
     }
 
     function renderResults() {
