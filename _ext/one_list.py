@@ -178,8 +178,9 @@ def _example_text(example) -> str:
         grade = "not judged" if item["grade"] is None else f"grade {item['grade']}"
         parts.append(f"{item['id']} (score {item['score']}, {grade})")
     lacks = ", ".join(f"{n} of grade {g}" for g, n in enumerate(example["missing"], 1) if n)
-    return ("With scripts off, this is the table of the page's example list, computed by "
-            "metrics_lib when the book was built (a dash: the library has no such metric). "
+    return ("The page's example list, computed by metrics_lib when the book was built: "
+            "what the printed book and a browser without scripts show instead of the table "
+            "you edit (a dash: the library has no such metric). "
             f"The list, best first: {'; '.join(parts)}. Relevant items it lacks: "
             f"{lacks or 'none'}. k = {example['k']}.")
 
