@@ -512,6 +512,14 @@ def main(argv=None) -> int:
         server.server_close()
         fonts_dir.cleanup()
 
+    # book/one_list.md: its script against metrics_lib on random lists
+    if (html_dir / "book" / "one_list.html").is_file():
+        import one_list_check  # noqa: E402 - tools/ is not a package
+
+        if one_list_check.main([str(html_dir)]) != 0:
+            fail("book/one_list.html", "its values differ from metrics_lib "
+                 "(tools/one_list_check.py, above)")
+
     elapsed = time.monotonic() - started
     print(f"check_book: {stats['pages']} pages ({stats['notebooks']} notebooks, "
           f"{stats['pages_with_math']} with math, {stats['math']} formulas typeset), "
