@@ -1,0 +1,76 @@
+"""Reference values of the user-model metrics (ERR), from the peers themselves.
+
+Run it in a virtualenv with ir-measures (and perl on the PATH), not in the
+project's venv::
+
+    python3 -m venv /tmp/venv-um && /tmp/venv-um/bin/pip install ir-measures==0.4.3
+    /tmp/venv-um/bin/python benchmarks/peers/user_models.py
+
+It writes a seeded random run and qrels (TREC format) and, per user and
+cut-off, ir-measures' ``ERR@k``, which ir-measures 0.4.3 computes with the
+``gdeval.pl`` it ships (``ir_measures/providers/gdeval_provider.py``: perl
+``bin/gdeval.pl qrels run k``). ``tests/test_user_model_metrics.py`` reads the
+three files. The data has what real runs have: tied scores (gdeval orders them
+by docno descending), grades -1 to 4 (gdeval's largest), lists from 0 to 15
+items (shorter and longer than the cut-offs), users without a positive grade
+and users without judgements.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent / "golden" / "user_models"
+KS = (1, 3, 5, 10, 20)
+N_USERS = 300
+SEED = 29
+
+
+def corpus(seed: int = SEED):
+    """(run rows, qrels rows): (user, item, score) and (user, item, grade)."""
+    rng = np.random.default_rng(seed)
+    run, qrels = [], []
+    for user in range(1, N_USERS + 1):
+        pool = rng.choice(60, size=30, replace=False)
+        length = int(rng.integers(0, 16))
+        # few distinct scores: many ties, broken by docno in gdeval and trec_eval
+        scores = rng.integers(0, 4, size=length) / 2
+        run += [(user, f"d{item}", float(score)) for item, score in zip(pool[:length], scores)]
+        kind = rng.random()
+        if kind < 0.1:
+            continue  # no judgement at all
+        n_judged = int(rng.integers(1, 12))
+        judged = rng.choice(pool, size=n_judged, replace=False)
+        top = 0 if kind < 0.2 else 4  # a tenth of the users: no positive grade
+        grades = rng.integers(-1, top + 1, size=n_judged)
+        qrels += [(user, f"d{item}", int(grade)) for item, grade in zip(judged, grades)]
+    return run, qrels
+
+
+def main() -> None:
+    import ir_measures as irm
+
+    run, qrels = corpus()
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / "run.txt", "w") as f:
+        for rank, (user, item, score) in enumerate(run):
+            f.write(f"{user} Q0 {item} {rank} {score} run\n")
+    with open(OUT / "qrels.txt", "w") as f:
+        for user, item, grade in qrels:
+            f.write(f"{user} 0 {item} {grade}\n")
+    measures = [irm.ERR @ k for k in KS]
+    qrels_iter = list(irm.read_trec_qrels(str(OUT / "qrels.txt")))
+    run_iter = list(irm.read_trec_run(str(OUT / "run.txt")))
+    rows = sorted((int(m.query_id), m.measure.NAME, m.measure["cutoff"], m.value)
+                  for m in irm.iter_calc(measures, qrels_iter, run_iter))
+    with open(OUT / "err_gdeval.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["user", "k", "err"])
+        out.writerows((user, k, f"{value:.5f}") for user, _, k, value in rows)
+    print(f"{len(rows)} values of ERR@k by gdeval (ir-measures {irm.__version__})")
+
+
+if __name__ == "__main__":
+    main()

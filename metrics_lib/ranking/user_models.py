@@ -1,0 +1,205 @@
+"""Metrics of a user who reads down the list and may stop: ERR.
+
+Expected reciprocal rank (Chapelle, Metzler, Zhang and Grinspan, CIKM 2009),
+for one user: the item at rank ``i`` satisfies the user with probability
+``R_i = (2**g_i - 1) / 2**g_max``, where ``g_i`` is its grade (0 when it is
+unjudged or not positive) and ``g_max`` the largest grade of the scale; the
+user reads from rank 1 and stops at the first satisfying item. ERR@k is the
+expected reciprocal of the stopping rank, a stop beyond rank ``k`` counting 0::
+
+    ERR@k = sum over ranks r <= k of  R_r / r * prod over i < r of (1 - R_i)
+
+``g_max`` is 4 here, as in the paper's five-grade scale and in the TREC Web
+track's ``gdeval.pl`` (version 1.2a, ``$MAX_JUDGMENT = 4``; shipped by
+ir-measures 0.4.3 as ``ir_measures/bin/gdeval.pl``, sub ``err``), whose
+per-user values ``err@k`` reproduces: a grade above 4 is refused there
+(``gdeval.pl`` stops with "format error") and here (``ValueError``).
+
+Edge cases: an empty list, or a list without a positive grade in its top
+``k``, scores 0; a ``k`` beyond the list scores the whole list; a user with no
+judged item of positive grade gets the ``empty`` policy (0 by default, the
+value ERR has for them anyway; ``gdeval.pl`` prints no value for such a
+user). Ties: ``evaluate`` orders equal scores by its ``ties=`` keyword; its
+default ``"item_desc"`` (item id descending) is ``gdeval.pl``'s order
+(sub ``runOrder``: score descending, then docno descending), which is
+trec_eval's too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._kernels import _rank_in_run
+from .._validation import check_real, handle_empty, show
+from ._common import _tied
+from .ndcg import _graded_inputs
+from .registry import Metric, register
+
+# gdeval.pl's $MAX_JUDGMENT, the top of Chapelle et al.'s five-grade scale.
+ERR_MAX_GRADE = 4.0
+
+
+def _stop_probability(grades: np.ndarray, max_grade: float) -> np.ndarray:
+    """``(2**g - 1) / 2**g_max``, written so that no power overflows (g <= g_max)."""
+    return np.exp2(grades - max_grade) - np.exp2(-max_grade)
+
+
+def _too_high(grade: float, max_grade: float, where: str) -> ValueError:
+    return ValueError(
+        f"{where}: grade {grade:g} is above g_max = {max_grade:g}; ERR's "
+        f"satisfaction probability (2**g - 1) / 2**g_max exceeds 1 above it "
+        "(gdeval.pl refuses such grades too). Map the grades onto 0..g_max first"
+        + (", or pass max_grade" if where == "err_at_k" else
+           " (for example grade - 1 for grades 1-5), or use the per-list "
+           "err_at_k(..., max_grade=...)"))
+
+
+def err_at_k(recommended, relevant, k=None, *, max_grade=ERR_MAX_GRADE, empty="zero",
+             min_grade=None, judged_only=False, truncate=None, candidates="all",
+             scores=None, ties="input", score_threshold=None):
+    """Expected reciprocal rank of the top ``k`` (Chapelle et al. 2009).
+
+    ``ERR@k = sum_{r<=k} R_r / r * prod_{i<r} (1 - R_i)`` with
+    ``R_i = (2**g_i - 1) / 2**max_grade`` and ``g_i`` the grade of the item at
+    rank ``i`` (0 when unjudged or negative). An empty list, or one without a
+    positive grade in the top ``k``, scores 0; a ``k`` beyond the list scores
+    the whole list; a user whose judgements have no positive grade gets the
+    ``empty`` policy.
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Judged ids with grades (a plain collection means grade 1 each).
+    k : int or None, default=None
+        Cut-off; ``None`` uses the whole list.
+    max_grade : float, default=4
+        ``g_max``, the top of the grade scale: 4 is Chapelle et al.'s scale
+        and ``gdeval.pl``'s ``$MAX_JUDGMENT``, the value ``evaluate``'s
+        ``err@k`` uses. Every grade must be at most ``max_grade``.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Result when no judged item has a positive grade.
+    min_grade : float or None, default=None
+        Grades below ``min_grade`` count as 0 before ``R`` is computed.
+    judged_only : bool, default=False
+        ``True`` removes the unjudged items from the list first (a condensed
+        list, trec_eval 10.0 ``-J``).
+    truncate : int or None, default=None
+        Keep the first ``truncate`` items and score all of them, whatever
+        ``k`` (ERR has no denominator for ``k`` to set).
+    candidates : {"all", "recommended"}, default="all"
+        ``"recommended"`` keeps only the judgements of the listed items (ERR
+        does not read the others, so only the ``empty`` policy can change).
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended``; the list is sorted by them,
+        stably.
+    ties : {"input", "best", "worst"}, default="input"
+        Order of tied scores: the list's order, or the best / worst order.
+        ``"average"`` and ``"block"`` are refused (no closed form yet).
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below it satisfies no one.
+
+    Returns
+    -------
+    float
+        ERR in ``[0, 1)``.
+
+    Raises
+    ------
+    ValueError
+        For a grade above ``max_grade``, a ``max_grade`` that is not a
+        positive number up to 1000, and the checks of :func:`ndcg_at_k`.
+
+    See Also
+    --------
+    ndcg_at_k, reciprocal_rank
+
+    Notes
+    -----
+    ERR is reciprocal rank under a cascade user model: with every ``R_i`` in
+    {0, 1} it is :func:`reciprocal_rank`. Unlike NDCG it is not divided by
+    an ideal list: a user whose best item has grade 2 scores at most 3/16.
+    ``evaluate``'s ``err@k`` equals ir-measures 0.4.3's ``ERR@k`` (computed
+    by ``gdeval.pl``) user by user, to the 5 decimals gdeval prints
+    (``tests/test_user_model_metrics.py``).
+
+    References
+    ----------
+    .. [1] Chapelle, Metzler, Zhang and Grinspan, "Expected reciprocal rank
+       for graded relevance", CIKM 2009.
+
+    Examples
+    --------
+    Grades 4, 0, 2: the user stops at rank 1 with probability 15/16, and at
+    rank 3 with probability 1/16 * 3/16:
+
+    >>> from metrics_lib import err_at_k
+    >>> err_at_k(["a", "b", "c"], {"a": 4, "c": 2})
+    0.94140625
+    >>> err_at_k(["b", "c"], {"a": 4, "c": 2}, k=1)
+    0.0
+    """
+    tied = _tied(err_at_k, "err", recommended, relevant, k, scores, ties,
+                 score_threshold=score_threshold, max_grade=max_grade, empty=empty,
+                 min_grade=min_grade, judged_only=judged_only, truncate=truncate,
+                 candidates=candidates)
+    if tied is not None:
+        return tied
+    max_grade = check_real("max_grade", max_grade, low=0.0, high=1000.0, low_open=True)
+    top, judged, _, _, _ = _graded_inputs(
+        recommended, relevant, k, "linear", empty, 2, min_grade=min_grade,
+        judged_only=judged_only, truncate=truncate, candidates=candidates)
+    if judged.size and judged[0] > max_grade:
+        raise _too_high(float(judged[0]), max_grade, "err_at_k")
+    if not np.any(judged > 0):
+        return handle_empty(empty, "relevant has no item with a positive grade")
+    value, still_reading = 0.0, 1.0
+    for rank, grade in enumerate(np.maximum(top, 0.0), start=1):
+        satisfied = float(_stop_probability(grade, max_grade))
+        value += satisfied * still_reading / rank
+        still_reading *= 1.0 - satisfied
+    return value
+
+
+# -- the batch kernel and the declaration (metrics_lib/ranking/registry.py) ----------
+
+def err_values(table, k, max_grade=ERR_MAX_GRADE) -> np.ndarray:
+    """ERR@k of every user of ``table`` (a ``UserTable``), without a loop over users.
+
+    The hits of each user are in rank order; the loop runs over the j-th hit
+    of every user at once (j = 1, 2, ...), at most ``k`` times, carrying each
+    user's probability of still reading, as the per-list sum does.
+    """
+    keep = slice(None) if k is None else table.hit_pos <= k
+    users, pos = table.hit_user[keep], table.hit_pos[keep]
+    satisfied = _stop_probability(table.hit_grade[keep], max_grade)
+    nth = _rank_in_run(users)  # j: the j-th hit of its user
+    order = np.argsort(nth, kind="stable")
+    bounds = np.searchsorted(nth[order], np.arange(1, int(nth.max(initial=0)) + 2))
+    values, still_reading = np.zeros(table.n_users), np.ones(table.n_users)
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        rows = order[start:stop]  # one hit per user: no repeated index
+        who = users[rows]
+        values[who] += satisfied[rows] * still_reading[who] / pos[rows]
+        still_reading[who] *= 1.0 - satisfied[rows]
+    return values
+
+
+def _err_batch(tables, k, options):
+    if options["gain"] not in ("linear", "exponential"):
+        # the graded table would hold gains, not grades; at relevance_level=0
+        # gain='binary' metrics even run on grades + 1
+        raise ValueError(f"metric 'err' is not available with gain={show(options['gain'])}: "
+                         "ERR has its own gain, (2**g - 1) / 2**4, of the grades; "
+                         "evaluate it in a call without gain=")
+    table = tables.graded
+    top = float(table.truth_grade.max(initial=0.0))
+    if top > ERR_MAX_GRADE:
+        raise _too_high(top, ERR_MAX_GRADE, "metric 'err'")
+    return err_values(table, None if tables.truncated else k), ~table.has_positive
+
+
+register(Metric(
+    name="err", aliases=("err",), per_list=err_at_k, batch=_err_batch, table="graded",
+    empty_reason="no judged item with a positive grade", keywords=("min_grade", "empty")))

@@ -1,0 +1,277 @@
+"""User-model metrics (issue 29): ERR against gdeval.pl through ir-measures.
+
+The reference values (``benchmarks/peers/golden/user_models/``) were computed
+by ir-measures 0.4.3's ``ERR@k``, which runs the ``gdeval.pl`` it ships, on a
+seeded random run and qrels with tied scores, grades -1 to 4, lists of 0 to 15
+items and users without a positive grade or without judgements; regenerate
+them with ``benchmarks/peers/user_models.py`` (its docstring). gdeval prints 5
+decimals, so those comparisons allow half a unit of the fifth decimal; a port
+of gdeval's ``err`` sub, checked against those values here, is then compared
+to 1e-12.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics_lib as ml
+from metrics_lib import err_at_k, evaluate
+
+GOLDEN = Path(__file__).resolve().parents[1] / "benchmarks" / "peers" / "golden" / "user_models"
+KS = (1, 3, 5, 10, 20)
+PRINTED = 0.5e-5 + 1e-12  # gdeval's printf "%.5f"
+
+
+def _read_trec():
+    run = pd.read_csv(GOLDEN / "run.txt", sep=" ", header=None,
+                      names=["user", "q0", "item", "rank", "score", "tag"])
+    qrels = pd.read_csv(GOLDEN / "qrels.txt", sep=" ", header=None,
+                        names=["user", "zero", "item", "relevance"])
+    # gdeval keeps only positive judgements (``if ($judgment > 0)``): a negative
+    # grade is not relevant, as 0 is (evaluate refuses negative grades)
+    qrels["relevance"] = qrels["relevance"].clip(lower=0)
+    return run[["user", "item", "score"]], qrels[["user", "item", "relevance"]]
+
+
+def _gdeval_values():
+    with open(GOLDEN / "err_gdeval.csv") as f:
+        return {(int(r["user"]), int(r["k"])): float(r["err"]) for r in csv.DictReader(f)}
+
+
+def _gdeval_order(run):
+    """Each user's list in gdeval.pl's order (sub runOrder): score, then docno, descending."""
+    ordered = run.sort_values(["user", "score", "item"], ascending=False)
+    return {user: list(group["item"]) for user, group in ordered.groupby("user")}
+
+
+def _gdeval_err(grades, k):
+    """A port of gdeval.pl 1.2a's sub err ($MAX_JUDGMENT = 4), in its order of operations."""
+    score, decay = 0.0, 1.0
+    for i, grade in enumerate(grades[:k]):
+        r = (2 ** grade - 1) / 2 ** 4
+        score += r * decay / (i + 1)
+        decay *= 1 - r
+    return score
+
+
+# -- the definition, by hand ----------------------------------------------------------
+
+def test_err_by_hand():
+    # grades 4, 0, 2: R = 15/16, 0, 3/16; ERR = 15/16 + (1/16)(3/16)/3
+    assert err_at_k(["a", "b", "c"], {"a": 4, "c": 2}) == 15 / 16 + 1 / 256
+    # grades 2, 3: R = 3/16, 7/16; ERR = 3/16 + (13/16)(7/16)/2
+    assert err_at_k(["a", "b"], {"a": 2, "b": 3}) == 3 / 16 + 13 * 7 / 512
+    assert err_at_k(["a", "b"], {"a": 2, "b": 3}, k=1) == 3 / 16
+    # g_max = 1 with binary grades: R = 1/2 for a relevant item
+    assert err_at_k(["x", "a", "b"], {"a", "b"}, max_grade=1) == 0.5 / 2 + 0.25 / 3
+    assert err_at_k([], {"a": 3}) == 0.0
+    assert err_at_k(["a"], {"a": 3}, k=10) == 7 / 16
+    assert err_at_k(["a"], {"b": 0}) == 0.0
+    assert math.isnan(err_at_k(["a"], {"b": 0}, empty="nan"))
+
+
+def test_err_is_monotone_in_the_grade_at_each_rank():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        grades = rng.integers(0, 5, size=6)
+        rank = int(rng.integers(0, 6))
+        if grades[rank] == 4:
+            continue
+        items = [f"i{j}" for j in range(6)]
+        before = err_at_k(items, dict(zip(items, grades.tolist())))
+        grades[rank] += 1
+        after = err_at_k(items, dict(zip(items, grades.tolist())))
+        assert after > before and 0 <= before < 1 and after < 1
+
+
+# -- gdeval.pl through ir-measures ----------------------------------------------------
+
+def test_port_of_gdeval_reproduces_gdeval():
+    run, qrels = _read_trec()
+    grades = {(u, i): g for u, i, g in qrels.itertuples(index=False)}
+    lists = _gdeval_order(run)
+    gdeval = _gdeval_values()
+    for (user, k), value in gdeval.items():
+        ranked = [grades.get((user, item), 0) for item in lists.get(user, [])]
+        assert abs(_gdeval_err(ranked, k) - value) <= PRINTED, (user, k)
+
+
+def test_evaluate_err_matches_gdeval_per_user():
+    run, qrels = _read_trec()
+    gdeval = _gdeval_values()
+    got = evaluate(run, qrels, [f"err@{k}" for k in KS], missing="zero")
+    assert set(got.index) == {user for user, _ in gdeval}  # ir-measures: every qrels user
+    worst = max(abs(got.loc[user, f"err@{k}"] - value) for (user, k), value in gdeval.items())
+    assert worst <= PRINTED
+    # and to 1e-12 against the port, on the same lists
+    grades = {(u, i): g for u, i, g in qrels.itertuples(index=False)}
+    lists = _gdeval_order(run)
+    for user in got.index:
+        ranked = [grades.get((user, item), 0) for item in lists.get(user, [])]
+        for k in KS:
+            assert got.loc[user, f"err@{k}"] == pytest.approx(_gdeval_err(ranked, k),
+                                                              abs=1e-12), (user, k)
+
+
+def test_err_at_k_matches_gdeval_per_user():
+    run, qrels = _read_trec()
+    truth = {user: dict(zip(group["item"], group["relevance"]))
+             for user, group in qrels.groupby("user")}
+    lists = _gdeval_order(run)
+    for (user, k), value in _gdeval_values().items():
+        mine = err_at_k(lists.get(user, []), truth[user], k=k)
+        assert abs(mine - value) <= PRINTED, (user, k)
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not installed")
+def test_gdeval_itself_when_installed(tmp_path):
+    # the live check: only where ir-measures (and its gdeval.pl) can be imported
+    ir_measures = pytest.importorskip("ir_measures")
+    script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
+    out = subprocess.run(["perl", str(script), str(GOLDEN / "qrels.txt"),
+                          str(GOLDEN / "run.txt"), "10"], capture_output=True, text=True,
+                         check=True).stdout.splitlines()[1:]
+    gdeval = _gdeval_values()
+    for line in out:
+        _, user, _, err = line.split(",")
+        assert abs(float(err) - gdeval[(int(user), 10)]) <= 1e-12
+
+
+# -- evaluate against the per-list function ------------------------------------------
+
+def _random_tables(seed, *, big_ids=False):
+    rng = np.random.default_rng(seed)
+    rec, truth = [], []
+    offset = 2 ** 62 if big_ids else 0
+    for user in range(80):
+        items = rng.choice(40, size=int(rng.integers(0, 14)), replace=False)
+        # float32-equal scores: 0.1 and float32(0.1) are one value after the cast
+        scores = rng.choice(np.array([0.1, 0.2, 0.3], dtype=np.float32), size=items.size)
+        rec += [(offset + user, offset + int(i), float(s)) for i, s in zip(items, scores)]
+        if rng.random() < 0.1:
+            continue
+        judged = rng.choice(40, size=int(rng.integers(1, 10)), replace=False)
+        top = 0 if rng.random() < 0.1 else 4
+        truth += [(offset + user, offset + int(i), int(g))
+                  for i, g in zip(judged, rng.integers(0, top + 1, size=judged.size))]
+    rec = pd.DataFrame(rec, columns=["user", "item", "score"]).astype(
+        {"score": "float32"})
+    truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
+    return rec, truth
+
+
+def _per_list(rec, truth, user, k, **keywords):
+    mine = rec[rec["user"] == user].sort_values(["score", "item"], ascending=False,
+                                                 kind="stable")
+    judged = truth[truth["user"] == user]
+    return err_at_k(list(mine["item"]), dict(zip(judged["item"], judged["relevance"])),
+                    k, **keywords)
+
+
+@pytest.mark.parametrize("keywords", [
+    {}, {"min_grade": 2}, {"judged_only": True}, {"truncate": 4}, {"empty": "nan"},
+    {"relevance_level": 0}, {"candidates": "recommended"}])
+@pytest.mark.parametrize("big_ids", [False, True])
+def test_evaluate_matches_err_at_k(keywords, big_ids):
+    rec, truth = _random_tables(7 + big_ids, big_ids=big_ids)
+    if big_ids:  # nullable and pyarrow dtypes
+        rec = rec.astype({"user": "Int64", "item": "uint64[pyarrow]"})
+        truth = truth.astype({"user": "Int64", "item": "uint64[pyarrow]",
+                              "relevance": "Int64"})
+    ks = (None, 1, 3, 10, 20)
+    names = ["err" if k is None else f"err@{k}" for k in ks]
+    got = evaluate(rec, truth, names, missing="zero", ties="numeric_desc", **keywords)
+    per_list = {key: value for key, value in keywords.items() if key != "relevance_level"}
+    assert len(got) > 50
+    for user in got.index:
+        for name, k in zip(names, ks):
+            expected = _per_list(rec, truth, user, k, **per_list)
+            assert got.loc[user, name] == pytest.approx(expected, abs=1e-12, nan_ok=True), \
+                (user, name, keywords)
+
+
+def test_ties_best_and_worst_bound_every_order():
+    rec, truth = _random_tables(3)
+    best = evaluate(rec, truth, ["err@5"], ties="best", missing="zero")["err@5"]
+    worst = evaluate(rec, truth, ["err@5"], ties="worst", missing="zero")["err@5"]
+    plain = evaluate(rec, truth, ["err@5"], missing="zero")["err@5"]
+    assert (worst <= plain + 1e-15).all() and (plain <= best + 1e-15).all()
+    assert (worst < best).any()
+
+
+# -- refusals -------------------------------------------------------------------------
+
+def test_grades_above_gmax_are_refused():
+    rec = pd.DataFrame({"user": [1], "item": [1], "score": [1.0]})
+    truth = pd.DataFrame({"user": [1, 1], "item": [1, 2], "relevance": [1, 5]})
+    with pytest.raises(ValueError, match=r"grade 5 is above g_max = 4"):
+        evaluate(rec, truth, ["err@10"])
+    with pytest.raises(ValueError, match=r"grade 5 is above g_max = 4.*max_grade"):
+        err_at_k([1], {1: 1, 2: 5})
+    assert err_at_k([2], {1: 1, 2: 5}, max_grade=5) == 31 / 32
+
+
+@pytest.mark.parametrize("value, error", [(0, ValueError), (-1, ValueError),
+                                          (True, TypeError), ("4", TypeError),
+                                          (float("nan"), ValueError), (2000, ValueError)])
+def test_bad_max_grade(value, error):
+    with pytest.raises(error, match="max_grade"):
+        err_at_k(["a"], {"a": 1}, max_grade=value)
+
+
+@pytest.mark.parametrize("gain", ["binary", {0: 0, 1: 1, 2: 3}])
+def test_gain_keyword_is_refused_for_err(gain):
+    rec, truth = _random_tables(5)
+    truth = truth.assign(relevance=truth["relevance"].clip(upper=2))
+    with pytest.raises(ValueError, match=r"metric 'err' is not available with gain="):
+        evaluate(rec, truth, ["err@10", "ndcg@10"], gain=gain, missing="zero")
+
+
+@pytest.mark.parametrize("ties", ["average", "block"])
+def test_expectation_ties_are_refused(ties):
+    rec, truth = _random_tables(5)
+    with pytest.raises(ValueError, match=r"'err@10' is not available with ties="):
+        evaluate(rec, truth, ["err@10"], ties=ties)
+    with pytest.raises(ValueError, match="not available with ties="):
+        err_at_k(["a", "b"], {"a": 1}, scores=[1, 1], ties=ties)
+
+
+def test_inputs_are_not_mutated():
+    rec, truth = _random_tables(9)
+    before = rec.copy(), truth.copy()
+    evaluate(rec, truth, ["err@10"], missing="zero")
+    pd.testing.assert_frame_equal(rec, before[0])
+    pd.testing.assert_frame_equal(truth, before[1])
+
+
+def test_err_is_in_the_registry():
+    assert ml.parse_metric("ERR@10") == ("err", 10)
+    assert ml.parse_metric("err_cut_5") == ("err", 5)
+
+
+@pytest.mark.parametrize("backend", ["polars", "polars-lazy", "arrow", "dask"])
+def test_every_backend_gives_the_pandas_values(backend):
+    rec, truth = _random_tables(11)
+    names = ["err@3", "err", "ndcg@3"]
+    expected = evaluate(rec, truth, names, missing="zero")
+    if backend == "dask":
+        dd = pytest.importorskip("dask.dataframe")
+        got = evaluate(dd.from_pandas(rec, npartitions=3), truth, names, missing="zero")
+        got = got.compute(scheduler="sync").sort_index()
+    else:
+        from test_backends import convert
+        got = evaluate(convert(rec, backend), convert(truth, backend), names,
+                       missing="zero")
+        got = got.to_pandas() if hasattr(got, "to_pandas") else got
+        if "user" in getattr(got, "columns", []):
+            got = got.set_index("user")
+    pd.testing.assert_frame_equal(got[names].sort_index(), expected.sort_index(),
+                                  check_exact=False, rtol=0, atol=1e-12,
+                                  check_index_type=False, check_dtype=False)
