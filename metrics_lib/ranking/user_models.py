@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import _rank_in_run
+from .._kernels import _first_in_run
 from .._validation import check_real, handle_empty, show
 from ._common import _tied
 from .ndcg import _graded_inputs
@@ -167,22 +167,24 @@ def err_at_k(recommended, relevant, k=None, *, max_grade=ERR_MAX_GRADE, empty="z
 def err_values(table, k, max_grade=ERR_MAX_GRADE) -> np.ndarray:
     """ERR@k of every user of ``table`` (a ``UserTable``), without a loop over users.
 
-    The hits of each user are in rank order; the loop runs over the j-th hit
-    of every user at once (j = 1, 2, ...), at most ``k`` times, carrying each
-    user's probability of still reading, as the per-list sum does.
+    The hits of each user are contiguous and in rank order; the loop runs over
+    the j-th hit of every user at once (j = 1, 2, ..., at most ``k`` times),
+    carrying each user's probability of still reading, as the per-list sum
+    does (the same operations in the same order).
     """
     keep = slice(None) if k is None else table.hit_pos <= k
     users, pos = table.hit_user[keep], table.hit_pos[keep]
     satisfied = _stop_probability(table.hit_grade[keep], max_grade)
-    nth = _rank_in_run(users)  # j: the j-th hit of its user
-    order = np.argsort(nth, kind="stable")
-    bounds = np.searchsorted(nth[order], np.arange(1, int(nth.max(initial=0)) + 2))
     values, still_reading = np.zeros(table.n_users), np.ones(table.n_users)
-    for start, stop in zip(bounds[:-1], bounds[1:]):
-        rows = order[start:stop]  # one hit per user: no repeated index
-        who = users[rows]
+    first = np.flatnonzero(_first_in_run(users))  # each user's first hit
+    left = np.diff(np.r_[first, users.size])      # and how many hits follow
+    rows = first
+    while rows.size:
+        who = users[rows]  # one hit per user: no index is repeated
         values[who] += satisfied[rows] * still_reading[who] / pos[rows]
         still_reading[who] *= 1.0 - satisfied[rows]
+        more = left > 1
+        rows, left = rows[more] + 1, left[more] - 1
     return values
 
 
