@@ -275,3 +275,163 @@ def test_every_backend_gives_the_pandas_values(backend):
     pd.testing.assert_frame_equal(got[names].sort_index(), expected.sort_index(),
                                   check_exact=False, rtol=0, atol=1e-12,
                                   check_index_type=False, check_dtype=False)
+
+
+# -- RBP: trec_eval 10.0 and cwl_eval -------------------------------------------------
+
+def test_rbp_by_hand():
+    from metrics_lib import rank_biased_precision as rbp
+    truth = {"a": 3, "b": 1, "c": 0, "z": 2}
+    ranked = ["a", "x", "b", "c"]  # gains 1, 0, 1/3, 0 (G = 3); x is unjudged
+    assert rbp(ranked, truth, 0.8) == pytest.approx(0.2 * (1 + 0.64 / 3), abs=1e-15)
+    assert rbp(ranked, truth, 0.8, gain="binary") == pytest.approx(0.2 * 1.64, abs=1e-15)
+    assert rbp(ranked, truth, 0.8, gain="binary", relevance_level=2) == \
+        pytest.approx(0.2, abs=1e-15)
+    # residual: 0.8**4 after the list + (1 - 0.8) * 0.8 for x at rank 2
+    assert rbp(ranked, truth, 0.8, residual=True) == pytest.approx(0.5696, abs=1e-15)
+    assert rbp(["a", "b"], truth, 0.8, residual=True) == 0.0  # all judged (trec_eval)
+    assert rbp([], truth, 0.5) == 0.0
+    assert rbp([], truth, 0.5, residual=True) == 0.0
+    assert rbp(["q"], truth, 0.5, residual=True) == 1.0
+    assert math.isnan(rbp(["a"], {"a": 0}, 0.5, empty="nan"))
+    assert rbp(["a"], {"a": 1}, 0.5) == 0.5  # grades up to 1 are not rescaled
+
+
+def _random_trec_files(seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    run, qrels = [], []
+    for user in range(1, 151):
+        items = rng.choice(40, size=int(rng.integers(0, 25)), replace=False)
+        scores = rng.integers(0, 5, size=items.size) / 4
+        run += [(user, f"d{i}", float(s)) for i, s in zip(items, scores)]
+        if rng.random() < 0.1:
+            continue
+        judged = rng.choice(40, size=int(rng.integers(1, 20)), replace=False)
+        top = int(rng.choice([0, 1, 2, 4]))  # binary users, graded ones, none positive
+        qrels += [(user, f"d{i}", int(g))
+                  for i, g in zip(judged, rng.integers(0, top + 1, size=judged.size))]
+    run = pd.DataFrame(run, columns=["user", "item", "score"])
+    qrels = pd.DataFrame(qrels, columns=["user", "item", "relevance"])
+    run_file, qrels_file = tmp_path / "run", tmp_path / "qrels"
+    run.assign(q="Q0", rank=0, tag="r")[["user", "q", "item", "rank", "score", "tag"]] \
+        .to_csv(run_file, sep=" ", header=False, index=False)
+    qrels.assign(z=0)[["user", "z", "item", "relevance"]].to_csv(
+        qrels_file, sep=" ", header=False, index=False)
+    return run, qrels, run_file, qrels_file
+
+
+def _trec_eval(qrels_file, run_file, *measures):
+    from test_trec_cli import TREC_EVAL
+    if not TREC_EVAL.exists():
+        pytest.skip("the trec_eval 10.0 binary is not built")
+    # -c: a judged user without a list is scored as an empty list (without it
+    # trec_eval 10.0 stops, trec_eval.c: "result qid ... not found in qrels")
+    out = subprocess.run([str(TREC_EVAL), "-q", "-c", *(a for m in measures for a in ("-m", m)),
+                          str(qrels_file), str(run_file)], capture_output=True, text=True,
+                         check=True).stdout
+    values = {}
+    for line in out.splitlines():
+        measure, user, value = line.split()
+        if user != "all":
+            values[(measure, int(user))] = float(value)
+    return values
+
+
+@pytest.mark.parametrize("p", [0.5, 0.8, 0.95])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_rbp_and_residual_match_trec_eval_per_user(tmp_path, p, seed):
+    run, qrels, run_file, qrels_file = _random_trec_files(seed, tmp_path)
+    ref = _trec_eval(qrels_file, run_file, f"rbp.p={p}", f"rbp_resid.p={p}")
+    got = evaluate(run, qrels, [f"rbp(p={p})", f"rbp_resid(p={p})"], missing="zero")
+    users = {user for _, user in ref}
+    assert len(users) > 100 and users <= set(got.index)
+    printed = 0.5e-4 + 1e-12  # trec_eval prints 4 decimals
+    listed = set(run["user"])
+    for (measure, user), value in ref.items():
+        column = f"rbp(p={p})" if measure.startswith("rbp_p") else f"rbp_resid(p={p})"
+        if user not in listed and column.startswith("rbp_resid"):
+            # -c scores a user without a list as one unjudged item and then
+            # fails to clear its residual (trec_eval.c compares the value's name
+            # with "rbp_resid", which "rbp_resid_p=0.8" is not): 1.0; evaluate
+            # follows missing= for such users (0 here)
+            assert value == 1.0 and got.loc[user, column] == 0.0
+            continue
+        assert abs(got.loc[user, column] - value) <= printed, (measure, user)
+    # the per-list function, user by user, in trec_eval's order (score, docno descending)
+    lists = _gdeval_order(run)
+    for user in users:
+        judged = qrels[qrels["user"] == user]
+        truth = dict(zip(judged["item"], judged["relevance"]))
+        for residual, column in ((False, f"rbp(p={p})"), (True, f"rbp_resid(p={p})")):
+            mine = ml.rank_biased_precision(lists.get(user, []), truth, p,
+                                            residual=residual)
+            assert mine == pytest.approx(got.loc[user, column], abs=1e-12)
+
+
+def test_binary_rbp_matches_cwl_eval_per_user():
+    # ir-measures gives cwl_eval each list sorted by score, ties in the run
+    # file's order (ir_measures/util.py, as_sorted_namedtuple_iter: a stable
+    # sorted(..., reverse=True)): evaluate's ties="input"
+    run, qrels = _read_trec()
+    with open(GOLDEN / "rbp_cwl.csv") as f:
+        ref = [(int(r["user"]), int(r["rel"]), float(r["p"]), float(r["rbp"]))
+               for r in csv.DictReader(f)]
+    ordered = run.assign(row=np.arange(len(run))).sort_values(
+        ["user", "score", "row"], ascending=[True, False, True])
+    lists = {user: list(group["item"]) for user, group in ordered.groupby("user")}
+    truth = {user: dict(zip(group["item"], group["relevance"]))
+             for user, group in qrels.groupby("user")}
+    worst = 0.0
+    for rel in {r[1] for r in ref}:
+        got = evaluate(run, qrels, ["rbp(p=0.8)"], gain="binary", relevance_level=rel,
+                       missing="zero", ties="input")["rbp(p=0.8)"]
+        for user, _, p, value in (r for r in ref if r[1] == rel):
+            worst = max(worst, abs(got.loc[user] - value))
+            mine = ml.rank_biased_precision(lists.get(user, []), truth[user], p,
+                                            gain="binary", relevance_level=rel)
+            assert mine == pytest.approx(value, abs=1e-12), (user, rel)
+    assert worst <= 1e-12
+
+
+@pytest.mark.parametrize("keywords", [
+    {}, {"gain": "binary"}, {"gain": "binary", "relevance_level": 2}, {"min_grade": 2},
+    {"judged_only": True}, {"truncate": 4}, {"empty": "nan"},
+    {"candidates": "recommended"}])
+def test_evaluate_matches_rbp_per_list(keywords):
+    rec, truth = _random_tables(13, big_ids=True)
+    names = ["rbp(p=0.7)", "rbp_resid(p=0.7)"]
+    got = evaluate(rec, truth, names, missing="zero", ties="numeric_desc", **keywords)
+    resid = {key: value for key, value in keywords.items() if key != "empty"}
+    for user in got.index:
+        mine = rec[rec["user"] == user].sort_values(["score", "item"], ascending=False)
+        judged = truth[truth["user"] == user]
+        args = (list(mine["item"]), dict(zip(judged["item"], judged["relevance"])), 0.7)
+        assert got.loc[user, names[0]] == pytest.approx(
+            ml.rank_biased_precision(*args, **keywords), abs=1e-12, nan_ok=True)
+        assert got.loc[user, names[1]] == pytest.approx(
+            ml.rank_biased_precision(*args, residual=True, **resid), abs=1e-12)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("rbp", r"needs its persistence p, such as 'rbp\(p=0.8\)'"),
+    ("rbp@10", "needs its persistence"), ("rbp_resid", "needs its persistence"),
+    ("rbp(p=1)", "strictly between 0 and 1"), ("rbp(p=0)", "strictly between 0 and 1"),
+    ("rbp(p=.)", "strictly between 0 and 1"), ("ndcg(p=0.5)", "take a persistence"),
+])
+def test_rbp_names(name, message):
+    with pytest.raises(ValueError, match=message):
+        ml.parse_metric(name)
+
+
+def test_rbp_grammar_and_refusals():
+    assert ml.parse_metric("RBP(p=0.8)") == ("rbp", 0.8)
+    assert ml.parse_metric("rbp_resid( p = .95 )") == ("rbp_resid", 0.95)
+    rec, truth = _random_tables(5)
+    with pytest.raises(ValueError, match=r"metric 'rbp' is not available with gain="):
+        evaluate(rec, truth, ["rbp(p=0.8)"], gain="exponential")
+    with pytest.raises(ValueError, match="'rbp\\(p=0.8\\)' is not available with ties="):
+        evaluate(rec, truth, ["rbp(p=0.8)"], ties="average")
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        ml.rank_biased_precision(["a"], {"a": 1}, 1.0)
+    with pytest.raises(TypeError, match="p must be a number"):
+        ml.rank_biased_precision(["a"], {"a": 1}, "0.8")

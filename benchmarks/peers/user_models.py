@@ -1,4 +1,4 @@
-"""Reference values of the user-model metrics (ERR), from the peers themselves.
+"""Reference values of the user-model metrics (ERR, RBP), from the peers themselves.
 
 Run it in a virtualenv with ir-measures (and perl on the PATH), not in the
 project's venv::
@@ -9,8 +9,10 @@ project's venv::
 It writes a seeded random run and qrels (TREC format) and, per user and
 cut-off, ir-measures' ``ERR@k``, which ir-measures 0.4.3 computes with the
 ``gdeval.pl`` it ships (``ir_measures/providers/gdeval_provider.py``: perl
-``bin/gdeval.pl qrels run k``). ``tests/test_user_model_metrics.py`` reads the
-three files. The data has what real runs have: tied scores (gdeval orders them
+``bin/gdeval.pl qrels run k``), and ir-measures' ``RBP(p=0.8, rel=r)``, which it
+computes with cwl_eval 1.0.12 (``providers/cwl_eval.py``: grades at or above
+``rel`` are gain 1, the others 0). ``tests/test_user_model_metrics.py`` reads
+the files. The data has what real runs have: tied scores (gdeval orders them
 by docno descending), grades -1 to 4 (gdeval's largest), lists from 0 to 15
 items (shorter and longer than the cut-offs), users without a positive grade
 and users without judgements.
@@ -26,6 +28,8 @@ OUT = Path(__file__).resolve().parent / "golden" / "user_models"
 KS = (1, 3, 5, 10, 20)
 N_USERS = 300
 SEED = 29
+P = 0.8
+RELS = (1, 3)
 
 
 def corpus(seed: int = SEED):
@@ -70,6 +74,14 @@ def main() -> None:
         out.writerow(["user", "k", "err"])
         out.writerows((user, k, f"{value:.5f}") for user, _, k, value in rows)
     print(f"{len(rows)} values of ERR@k by gdeval (ir-measures {irm.__version__})")
+    measures = [irm.RBP(p=P, rel=rel) for rel in RELS]
+    rows = sorted((int(m.query_id), m.measure["rel"], m.value)
+                  for m in irm.iter_calc(measures, qrels_iter, run_iter))
+    with open(OUT / "rbp_cwl.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["user", "rel", "p", "rbp"])
+        out.writerows((user, rel, P, repr(float(value))) for user, rel, value in rows)
+    print(f"{len(rows)} values of RBP by cwl_eval")
 
 
 if __name__ == "__main__":

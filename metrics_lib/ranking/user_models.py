@@ -1,4 +1,4 @@
-"""Metrics of a user who reads down the list and may stop: ERR.
+"""Metrics of a user who reads down the list and may stop: ERR and RBP.
 
 Expected reciprocal rank (Chapelle, Metzler, Zhang and Grinspan, CIKM 2009),
 for one user: the item at rank ``i`` satisfies the user with probability
@@ -23,6 +23,29 @@ user). Ties: ``evaluate`` orders equal scores by its ``ties=`` keyword; its
 default ``"item_desc"`` (item id descending) is ``gdeval.pl``'s order
 (sub ``runOrder``: score descending, then docno descending), which is
 trec_eval's too.
+
+Rank-biased precision (Moffat and Zobel, ACM TOIS 27(1), 2008), for one user
+with persistence ``p`` in (0, 1): the user reads rank 1 and each next rank
+with probability ``p``; RBP is the expected gain per item read::
+
+    RBP(p) = (1 - p) * sum over ranks i of  gain_i * p**(i - 1)
+
+The gain: ``g_i / max(1, G)`` with ``G`` the user's largest judged grade
+(``gain="linear"``, trec_eval 10.0 ``m_rbp.c``, which rescales the gains into
+[0, 1] when one exceeds 1), or 1 for a grade at or above ``relevance_level``
+(``gain="binary"``, Moffat and Zobel's binary RBP; ir-measures 0.4.3
+``RBP(rel=level)``, computed by cwl_eval). Its residual ``rbp_resid`` is what
+RBP could still gain if every unjudged item of the list and every rank after
+it were relevant: ``p**n + (1 - p) * sum over unjudged ranks i <= n of
+p**(i - 1)`` for a list of ``n`` items, that is ``1 - (1 - p) * sum over judged
+ranks of p**(i - 1)``. trec_eval 10.0 (``m_rbp_resid.c``) reports 0 instead
+when the list has no unjudged item (``if (unj_so_far)``), leaving out the
+ranks after the list, which cwl_eval 1.0.12 (``-r``) counts; ``rbp_resid``
+is trec_eval's.
+
+Edge cases: an empty list scores RBP 0 and residual 1 (0 in trec_eval's
+convention, which sees no unjudged item); a user without a positive grade gets
+the ``empty`` policy for RBP; RBP takes no cut-off (``p`` is its depth).
 """
 
 from __future__ import annotations
@@ -30,10 +53,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import _first_in_run
-from .._validation import check_real, handle_empty, show
+from .._validation import check_open_unit, check_real, handle_empty, show
 from ._common import _tied
 from .ndcg import _graded_inputs
-from .registry import Metric, register
+from .registry import Metric, TrecMeasure, register
 
 # gdeval.pl's $MAX_JUDGMENT, the top of Chapelle et al.'s five-grade scale.
 ERR_MAX_GRADE = 4.0
@@ -162,6 +185,143 @@ def err_at_k(recommended, relevant, k=None, *, max_grade=ERR_MAX_GRADE, empty="z
     return value
 
 
+def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_level=1,
+                          empty="zero", residual=False, min_grade=None,
+                          judged_only=False, truncate=None, candidates="all",
+                          scores=None, ties="input", score_threshold=None):
+    """Rank-biased precision of a list, or its residual (Moffat and Zobel 2008).
+
+    ``RBP = (1 - p) * sum_i gain_i * p**(i - 1)`` over the ranks ``i`` of the
+    whole list, with ``gain_i = g_i / max(1, G)`` (``G`` the user's largest
+    judged grade; trec_eval 10.0) or, with ``gain="binary"``, 1 for a grade
+    at or above ``relevance_level`` and 0 otherwise. ``residual=True``
+    returns ``1 - (1 - p) * sum over judged ranks i of p**(i - 1)``, the most
+    RBP could still rise, or 0 when every listed item is judged (trec_eval
+    10.0's ``rbp_resid``). An empty list scores 0 (residual 1); a user whose
+    judgements have no positive grade gets the ``empty`` policy (RBP only).
+
+    Parameters
+    ----------
+    recommended : sequence of hashable
+        Item ids in rank order, best first.
+    relevant : collection of hashable or mapping of hashable to float
+        Judged ids with grades (a plain collection means grade 1 each).
+    p : float
+        Persistence, strictly between 0 and 1: the probability of reading on.
+    gain : {"linear", "binary"}, default="linear"
+        ``"linear"``: the grade over ``max(1, G)`` (trec_eval 10.0);
+        ``"binary"``: 1 at or above ``relevance_level`` (cwl_eval through
+        ir-measures ``RBP(rel=...)``).
+    relevance_level : float, default=1
+        Only used by ``gain="binary"``.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        RBP when no judged item has a positive grade.
+    residual : bool, default=False
+        Return the residual instead of RBP.
+    min_grade, judged_only, truncate, candidates
+        As in :func:`ndcg_at_k`.
+    scores : sequence of float, optional
+        Model scores parallel to ``recommended``; the list is sorted by them.
+    ties : {"input", "best", "worst"}, default="input"
+        Order of tied scores.
+    score_threshold : float or None, default=None
+        With ``scores``: an item scored at or below it gains nothing.
+
+    Returns
+    -------
+    float
+        RBP in ``[0, 1)``, or the residual in ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a ``p`` that is not a number strictly between 0 and 1, a
+        ``gain`` other than ``"linear"`` / ``"binary"``, and the checks of
+        :func:`ndcg_at_k`.
+
+    Notes
+    -----
+    trec_eval 10.0's ``m_rbp.c`` rescales the gains by reading two variables
+    (``min``, ``max``) that it never initialises; the built binary behaves as
+    ``g / max(1, G)``, which ``tests/test_user_model_metrics.py`` checks
+    against it user by user. ``evaluate`` names: ``rbp(p=0.8)`` and
+    ``rbp_resid(p=0.8)``.
+
+    References
+    ----------
+    .. [1] Moffat and Zobel, "Rank-biased precision for measurement of
+       retrieval effectiveness", ACM TOIS 27(1), 2008.
+
+    Examples
+    --------
+    Grades 3, unjudged, 1, 0 with ``p = 0.8``: gains 1, 0, 1/3, 0:
+
+    >>> from metrics_lib import rank_biased_precision
+    >>> truth = {"a": 3, "b": 1, "c": 0, "z": 2}
+    >>> round(rank_biased_precision(["a", "x", "b", "c"], truth, 0.8), 6)
+    0.242667
+    >>> round(rank_biased_precision(["a", "x", "b", "c"], truth, 0.8, gain="binary"), 6)
+    0.328
+    >>> round(rank_biased_precision(["a", "x", "b", "c"], truth, 0.8, residual=True), 6)
+    0.5696
+    """
+    tied = _tied(rank_biased_precision, "rbp", recommended, relevant, p, scores, ties,
+                 score_threshold=score_threshold, gain=gain,
+                 relevance_level=relevance_level, empty=empty, residual=residual,
+                 min_grade=min_grade, judged_only=judged_only, truncate=truncate,
+                 candidates=candidates)
+    if tied is not None:
+        return tied
+    p = check_open_unit("p", p)
+    if gain not in ("linear", "binary"):
+        raise ValueError(f"gain must be 'linear' or 'binary' for RBP; got {show(gain)}")
+    top, judged, _, _, _ = _graded_inputs(
+        recommended, relevant, None, gain, empty, 2, relevance_level=relevance_level,
+        min_grade=min_grade, judged_only=judged_only, truncate=truncate,
+        candidates=candidates)
+    weights = p ** np.arange(top.size)
+    if residual:
+        listed = _judged_flags(recommended, relevant, judged_only, truncate, candidates)
+        if listed.all():
+            return 0.0  # trec_eval: no unjudged item, no residual
+        return float(1.0 - (1.0 - p) * weights[listed].sum())
+    if not np.any(judged > 0):
+        return handle_empty(empty, "relevant has no item with a positive grade")
+    return float((1.0 - p) * np.sum(top / max(1.0, judged[0]) * weights))
+
+
+def _judged_flags(recommended, relevant, judged_only, truncate, candidates):
+    """Whether each item of the (condensed, truncated) list is judged."""
+    from .._validation import check_recommended, check_relevant
+    from ._common import _condensed
+    items = check_recommended(recommended)
+    grades = check_relevant(relevant, recommended=items)
+    items, _, grades = _condensed(items, grades, judged_only, truncate, candidates)
+    return np.array([item in grades for item in items], dtype=bool)
+
+
+def _rbp_batch(tables, p, options):
+    gain = options["gain"]
+    if gain not in ("linear", "binary"):
+        raise ValueError(f"metric 'rbp' is not available with gain={show(gain)}: RBP "
+                         "takes gain='linear' (trec_eval 10.0) or 'binary' (cwl_eval)")
+    table = tables.graded
+    top = np.zeros(table.n_users)
+    np.maximum.at(top, table.truth_code, table.truth_grade)
+    weights = table.hit_grade / np.maximum(top, 1.0)[table.hit_user] \
+        * np.power(p, table.hit_pos - 1.0)
+    return (1.0 - p) * np.bincount(table.hit_user, weights=weights,
+                                   minlength=table.n_users), ~table.has_positive
+
+
+def _rbp_resid_batch(tables, p, options):
+    trec = tables.trec
+    judged = np.bincount(trec.user, weights=np.power(p, trec.pos - 1.0),
+                         minlength=trec.n_users)
+    n_judged = np.bincount(trec.user, minlength=trec.n_users)
+    return np.where(n_judged < trec.list_len, 1.0 - (1.0 - p) * judged, 0.0), None
+
+
 # -- the batch kernel and the declaration (metrics_lib/ranking/registry.py) ----------
 
 def err_values(table, k, max_grade=ERR_MAX_GRADE) -> np.ndarray:
@@ -205,3 +365,11 @@ def _err_batch(tables, k, options):
 register(Metric(
     name="err", aliases=("err",), per_list=err_at_k, batch=_err_batch, table="graded",
     empty_reason="no judged item with a positive grade", keywords=("min_grade", "empty")))
+register(Metric(
+    name="rbp", aliases=("rbp",), per_list=rank_biased_precision, batch=_rbp_batch,
+    cutoff="persistence", table="graded", empty_reason="no judged item with a positive grade",
+    keywords=("gain", "min_grade", "empty")))
+register(Metric(
+    # per list: rank_biased_precision(..., residual=True), declared once (rbp)
+    name="rbp_resid", aliases=("rbp_resid",), batch=_rbp_resid_batch,
+    cutoff="persistence", table="trec", can_be_empty=False))
