@@ -71,7 +71,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
-             score_threshold=None, convention=None):
+             score_threshold=None, residual_tail="unjudged", convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -234,6 +234,12 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``recall.py``, ``reciprocal_rank.py``), not in NDCG, hit rate or
         R-precision. Needs scores (not ``rank_col``); not available with
         ``ties="average"`` or ``"block"``.
+    residual_tail : {"unjudged", "always"}, default="unjudged"
+        The residual of RBP (``rbp_resid(p=...)``) for a list whose items
+        are all judged: 0, as trec_eval 10.0 reports it (``m_rbp_resid.c``
+        sets a value only when it met an unjudged item), or ``p**n``, the
+        ranks after a list of ``n`` items, which cwl_eval 1.0.12 (``-r``)
+        always counts. Lists with an unjudged item get ``p**n`` either way.
     convention : str or None, default=None
         Compute every metric as another library does: ``"trec_eval"``,
         ``"pytrec_eval"``, ``"ranx"``, ``"recommenders"``, ``"recbole"``,
@@ -460,7 +466,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         recall_denominator=recall_denominator, min_grade=min_grade,
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
         no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
-        candidates=candidates, score_threshold=score_threshold))
+        candidates=candidates, score_threshold=score_threshold,
+        residual_tail=residual_tail))
     _refuse_expectation_combinations(options)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over

@@ -435,3 +435,31 @@ def test_rbp_grammar_and_refusals():
         ml.rank_biased_precision(["a"], {"a": 1}, 1.0)
     with pytest.raises(TypeError, match="p must be a number"):
         ml.rank_biased_precision(["a"], {"a": 1}, "0.8")
+
+
+def test_residual_tail_matches_cwl_eval_and_trec_eval_per_user():
+    # cwl-eval -r (4 decimals) read each list in the run file's order: the rank column
+    run, qrels = _read_trec()
+    run = run.assign(rank=pd.read_csv(GOLDEN / "run.txt", sep=" ", header=None,
+                                      names=list("uqirst"))["r"])
+    with open(GOLDEN / "rbp_resid_cwl.csv") as f:
+        ref = {int(r["user"]): (float(r["rbp"]), float(r["residual"]))
+               for r in csv.DictReader(f)}
+    names = ["rbp(p=0.8)", "rbp_resid(p=0.8)"]
+    common = dict(score_col=None, rank_col="rank", missing="zero", gain="binary")
+    always = evaluate(run, qrels, names, residual_tail="always", **common)
+    trec = evaluate(run, qrels, names, **common)
+    printed = 0.5e-4 + 1e-12
+    differ = 0
+    # evaluate reports the users with judgements; cwl-eval every listed user
+    ref = {user: values for user, values in ref.items() if user in set(qrels["user"])}
+    for user, (rbp, residual) in ref.items():
+        assert abs(always.loc[user, names[0]] - rbp) <= printed, user
+        assert abs(always.loc[user, names[1]] - residual) <= printed, user
+        if trec.loc[user, names[1]] != always.loc[user, names[1]]:
+            # only lists without an unjudged item differ: 0 in trec_eval's convention
+            assert trec.loc[user, names[1]] == 0.0
+            differ += 1
+    assert len(ref) > 240 and differ > 0
+    with pytest.raises(ValueError, match="residual_tail"):
+        evaluate(run, qrels, names, residual_tail="cwl")

@@ -82,6 +82,42 @@ def main() -> None:
         out.writerow(["user", "rel", "p", "rbp"])
         out.writerows((user, rel, P, repr(float(value))) for user, rel, value in rows)
     print(f"{len(rows)} values of RBP by cwl_eval")
+    residuals(OUT)
+
+
+def residuals(out_dir: Path) -> None:
+    """cwl_eval's own residual of RBP (``cwl-eval -r``, 4 decimals), lists in file order.
+
+    The residual does not depend on the gains, only on which items are
+    judged; cwl-eval takes gains in [0, 1], so the grades are given as
+    ``grade >= 1``. It reads each list in the run file's order.
+    """
+    import subprocess
+    import sys
+
+    gains = out_dir / "gains_binary.tmp"
+    with open(out_dir / "qrels.txt") as f, open(gains, "w") as g:
+        for line in f:
+            user, zero, item, grade = line.split()
+            g.write(f"{user} {zero} {item} {int(int(grade) >= 1)}\n")
+    metrics = out_dir / "metrics.tmp"
+    metrics.write_text(f"RBPCWLMetric({P})\n")
+    cwl = Path(sys.executable).parent / "cwl-eval"
+    text = subprocess.run([str(cwl), str(gains), str(out_dir / "run.txt"), "-m",
+                           str(metrics), "-r"], capture_output=True, text=True,
+                          check=True).stdout
+    gains.unlink()
+    metrics.unlink()
+    for log in (Path("cwl.log"), out_dir / "cwl.log"):  # cwl-eval's own log file
+        log.unlink(missing_ok=True)
+    with open(out_dir / "rbp_resid_cwl.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["user", "p", "rbp", "residual"])
+        for line in text.splitlines():
+            fields = line.split()
+            # topic, name, EU, ETU, EC, ETC, ED, then the residuals in that order
+            out.writerow((int(fields[0]), P, fields[2], fields[7]))
+    print(f"{len(text.splitlines())} residuals of RBP by cwl-eval -r")
 
 
 if __name__ == "__main__":

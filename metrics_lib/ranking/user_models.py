@@ -40,11 +40,12 @@ it were relevant: ``p**n + (1 - p) * sum over unjudged ranks i <= n of
 p**(i - 1)`` for a list of ``n`` items, that is ``1 - (1 - p) * sum over judged
 ranks of p**(i - 1)``. trec_eval 10.0 (``m_rbp_resid.c``) reports 0 instead
 when the list has no unjudged item (``if (unj_so_far)``), leaving out the
-ranks after the list, which cwl_eval 1.0.12 (``-r``) counts; ``rbp_resid``
-is trec_eval's.
+ranks after the list, which cwl_eval 1.0.12 (``-r``) counts: the keyword
+``residual_tail`` chooses (``"unjudged"``, trec_eval's, by default; ``"always"``).
 
 Edge cases: an empty list scores RBP 0 and residual 1 (0 in trec_eval's
-convention, which sees no unjudged item); a user without a positive grade gets
+convention, which sees no unjudged item: ``residual_tail="unjudged"``,
+``evaluate``'s default; ``"always"`` is cwl_eval's); a user without a positive grade gets
 the ``empty`` policy for RBP; RBP takes no cut-off (``p`` is its depth).
 """
 
@@ -53,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import _first_in_run
-from .._validation import check_open_unit, check_real, handle_empty, show
+from .._validation import check_choice, check_open_unit, check_real, handle_empty, show
 from ._common import _tied
 from .ndcg import _graded_inputs
 from .registry import Metric, TrecMeasure, register
@@ -186,7 +187,8 @@ def err_at_k(recommended, relevant, k=None, *, max_grade=ERR_MAX_GRADE, empty="z
 
 
 def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_level=1,
-                          empty="zero", residual=False, min_grade=None,
+                          empty="zero", residual=False, residual_tail="unjudged",
+                          min_grade=None,
                           judged_only=False, truncate=None, candidates="all",
                           scores=None, ties="input", score_threshold=None):
     """Rank-biased precision of a list, or its residual (Moffat and Zobel 2008).
@@ -197,7 +199,7 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     at or above ``relevance_level`` and 0 otherwise. ``residual=True``
     returns ``1 - (1 - p) * sum over judged ranks i of p**(i - 1)``, the most
     RBP could still rise, or 0 when every listed item is judged (trec_eval
-    10.0's ``rbp_resid``). An empty list scores 0 (residual 1); a user whose
+    10.0's ``rbp_resid``; ``residual_tail="always"`` keeps ``p**n``, cwl_eval). An empty list scores 0 (residual 1); a user whose
     judgements have no positive grade gets the ``empty`` policy (RBP only).
 
     Parameters
@@ -218,6 +220,10 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
         RBP when no judged item has a positive grade.
     residual : bool, default=False
         Return the residual instead of RBP.
+    residual_tail : {"unjudged", "always"}, default="unjudged"
+        With ``residual``: a list whose items are all judged has residual 0
+        (``"unjudged"``, trec_eval 10.0) or ``p**n``, the ranks after it
+        (``"always"``, cwl_eval 1.0.12).
     min_grade, judged_only, truncate, candidates
         As in :func:`ndcg_at_k`.
     scores : sequence of float, optional
@@ -268,6 +274,7 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     tied = _tied(rank_biased_precision, "rbp", recommended, relevant, p, scores, ties,
                  score_threshold=score_threshold, gain=gain,
                  relevance_level=relevance_level, empty=empty, residual=residual,
+                 residual_tail=residual_tail,
                  min_grade=min_grade, judged_only=judged_only, truncate=truncate,
                  candidates=candidates)
     if tied is not None:
@@ -282,7 +289,8 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     weights = p ** np.arange(top.size)
     if residual:
         listed = _judged_flags(recommended, relevant, judged_only, truncate, candidates)
-        if listed.all():
+        check_choice("residual_tail", residual_tail, ("unjudged", "always"))
+        if residual_tail == "unjudged" and listed.all():
             return 0.0  # trec_eval: no unjudged item, no residual
         return float(1.0 - (1.0 - p) * weights[listed].sum())
     if not np.any(judged > 0):
@@ -319,7 +327,10 @@ def _rbp_resid_batch(tables, p, options):
     judged = np.bincount(trec.user, weights=np.power(p, trec.pos - 1.0),
                          minlength=trec.n_users)
     n_judged = np.bincount(trec.user, minlength=trec.n_users)
-    return np.where(n_judged < trec.list_len, 1.0 - (1.0 - p) * judged, 0.0), None
+    residual = 1.0 - (1.0 - p) * judged
+    if options["residual_tail"] == "always":
+        return residual, None
+    return np.where(n_judged < trec.list_len, residual, 0.0), None
 
 
 # -- the batch kernel and the declaration (metrics_lib/ranking/registry.py) ----------
@@ -372,4 +383,4 @@ register(Metric(
 register(Metric(
     # per list: rank_biased_precision(..., residual=True), declared once (rbp)
     name="rbp_resid", aliases=("rbp_resid",), batch=_rbp_resid_batch,
-    cutoff="persistence", table="trec", can_be_empty=False))
+    cutoff="persistence", table="trec", can_be_empty=False, keywords=("residual_tail",)))
