@@ -83,6 +83,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         f1_at_k,
         hit_at_k,
         hit_count_at_k,
+        judged_at_k,
         mean_average_precision,
         mean_reciprocal_rank,
         ndcg_at_k,
@@ -176,7 +177,7 @@ _LAZY_MODULES = {
     ),
     ".ranking": (
         "average_precision", "dcg_at_k", "err_at_k", "f1_at_k", "hit_at_k",
-        "hit_count_at_k",
+        "hit_count_at_k", "judged_at_k",
         "mean_average_precision", "mean_reciprocal_rank", "ndcg_at_k", "precision_at_k",
         "rank_biased_precision", "recall_at_k", "reciprocal_rank"
     ),
@@ -272,6 +273,7 @@ __all__ = [
     "ndcg_at_k",
     "err_at_k",
     "rank_biased_precision",
+    "judged_at_k",
     # one ranked list: trec_eval's other standard measures
     "r_precision",
     "bpref",

@@ -463,3 +463,62 @@ def test_residual_tail_matches_cwl_eval_and_trec_eval_per_user():
     assert len(ref) > 240 and differ > 0
     with pytest.raises(ValueError, match="residual_tail"):
         evaluate(run, qrels, names, residual_tail="cwl")
+
+
+# -- Judged@k: ir-measures ------------------------------------------------------------
+
+def test_judged_by_hand():
+    from metrics_lib import judged_at_k
+    truth = {"a": 2, "b": 0}
+    assert judged_at_k(["a", "x", "b", "y"], truth, k=3) == 2 / 3
+    assert judged_at_k(["a", "x", "b", "y"], truth) == 0.5
+    assert judged_at_k(["a", "x"], truth, k=10) == 0.5  # min(k, n) = 2
+    assert judged_at_k([], truth, k=5) == 0.0
+    assert judged_at_k(["x", "a"], truth, k=1, judged_only=True) == 1.0
+    assert judged_at_k(["a", "x", "b"], truth, k=1, truncate=3) == 2.0 / 1  # k: denominator
+    assert judged_at_k(["x", "a"], truth, scores=[1, 1], ties="best", k=1) == 1.0
+
+
+def test_judged_matches_ir_measures_per_user():
+    # ir-measures sorts by score, then document id ascending: ties="item_asc"
+    run, qrels = _read_trec()
+    with open(GOLDEN / "judged_irm.csv") as f:
+        ref = {(int(r["user"]), r["measure"]): float(r["judged"]) for r in csv.DictReader(f)}
+    names = {f"Judged@{k}": f"judged@{k}" for k in KS} | {"Judged": "judged"}
+    got = evaluate(run, qrels, list(names.values()), ties="item_asc", missing="zero")
+    ordered = run.sort_values(["user", "item"]).sort_values(
+        ["user", "score"], ascending=[True, False], kind="stable")
+    lists = {user: list(group["item"]) for user, group in ordered.groupby("user")}
+    truth = {user: dict(zip(group["item"], group["relevance"]))
+             for user, group in qrels.groupby("user")}
+    listed = set(run["user"])
+    assert len(ref) == 6 * len(truth)
+    for (user, measure), value in ref.items():
+        if user not in listed:
+            assert value == 0.0  # ir-measures fills a judged user without a list with 0
+        k = None if measure == "Judged" else int(measure.split("@")[1])
+        assert got.loc[user, names[measure]] == pytest.approx(value, abs=1e-12)
+        assert ml.judged_at_k(lists.get(user, []), truth[user], k) == \
+            pytest.approx(value, abs=1e-12), (user, measure)
+
+
+@pytest.mark.parametrize("keywords", [{}, {"judged_only": True}, {"truncate": 4},
+                                      {"relevance_level": 0}, {"min_grade": 3},
+                                      {"candidates": "recommended"}])
+def test_evaluate_matches_judged_at_k(keywords):
+    rec, truth = _random_tables(17, big_ids=True)
+    rec = rec.astype({"user": "Int64", "item": "uint64[pyarrow]"})
+    truth = truth.astype({"user": "Int64", "item": "uint64[pyarrow]"})
+    ks = (None, 1, 3, 10, 20)
+    names = ["judged" if k is None else f"judged@{k}" for k in ks]
+    got = evaluate(rec, truth, names, missing="zero", ties="numeric_desc", **keywords)
+    per_list = {key: value for key, value in keywords.items()
+                if key in ("judged_only", "truncate", "candidates")}
+    for user in got.index:
+        mine = rec[rec["user"] == user].sort_values(["score", "item"], ascending=False)
+        judged = truth[truth["user"] == user]
+        for name, k in zip(names, ks):
+            expected = ml.judged_at_k(list(mine["item"]), dict(zip(judged["item"],
+                                                                  judged["relevance"])),
+                                      k, **per_list)
+            assert got.loc[user, name] == pytest.approx(expected, abs=1e-12), (user, name)

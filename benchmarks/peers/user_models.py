@@ -1,4 +1,4 @@
-"""Reference values of the user-model metrics (ERR, RBP), from the peers themselves.
+"""Reference values of the user-model metrics (ERR, RBP) and Judged@k, from the peers.
 
 Run it in a virtualenv with ir-measures (and perl on the PATH), not in the
 project's venv::
@@ -83,6 +83,14 @@ def main() -> None:
         out.writerows((user, rel, P, repr(float(value))) for user, rel, value in rows)
     print(f"{len(rows)} values of RBP by cwl_eval")
     residuals(OUT)
+    measures = [irm.Judged @ k for k in KS] + [irm.Judged]
+    rows = sorted((int(m.query_id), str(m.measure), m.value)
+                  for m in irm.iter_calc(measures, qrels_iter, run_iter))
+    with open(OUT / "judged_irm.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["user", "measure", "judged"])
+        out.writerows((user, name, repr(float(value))) for user, name, value in rows)
+    print(f"{len(rows)} values of Judged@k by ir-measures")
 
 
 def residuals(out_dir: Path) -> None:

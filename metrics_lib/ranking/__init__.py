@@ -94,6 +94,7 @@ from .reciprocal_rank import mean_reciprocal_rank, reciprocal_rank  # isort: ski
 from .average_precision import average_precision, mean_average_precision  # isort: skip
 from .ndcg import dcg_at_k, gain_grades, ndcg_at_k  # isort: skip
 from .user_models import err_at_k, rank_biased_precision  # isort: skip
+from .judgements import judged_at_k  # isort: skip
 
 __all__ = [
     "precision_at_k",
@@ -107,6 +108,7 @@ __all__ = [
     "ndcg_at_k",
     "err_at_k",
     "rank_biased_precision",
+    "judged_at_k",
     "mean_reciprocal_rank",
     "mean_average_precision",
 ]
