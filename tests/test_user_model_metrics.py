@@ -476,7 +476,7 @@ def test_judged_by_hand():
     assert judged_at_k([], truth, k=5) == 0.0
     assert judged_at_k(["x", "a"], truth, k=1, judged_only=True) == 1.0
     assert judged_at_k(["a", "x", "b"], truth, k=1, truncate=3) == 2.0 / 1  # k: denominator
-    assert judged_at_k(["x", "a"], truth, scores=[1, 1], ties="best", k=1) == 1.0
+    assert judged_at_k(["x", "a"], truth, scores=[2, 1], k=1) == 0.0
 
 
 def test_judged_matches_ir_measures_per_user():
@@ -522,3 +522,20 @@ def test_evaluate_matches_judged_at_k(keywords):
                                                                   judged["relevance"])),
                                       k, **per_list)
             assert got.loc[user, name] == pytest.approx(expected, abs=1e-12), (user, name)
+
+
+@pytest.mark.parametrize("ties", ["best", "worst"])
+def test_best_and_worst_orders_are_refused_where_judgement_matters(ties):
+    # they order ties by grade: a judged 0 and an unjudged item stay in no defined order
+    rec, truth = _random_tables(21)
+    for name in ("rbp_resid(p=0.7)", "judged@3"):
+        with pytest.raises(ValueError, match=f"not available with ties='{ties}'"):
+            evaluate(rec, truth, [name], ties=ties, missing="zero")
+    with pytest.raises(ValueError, match=f"not available with ties='{ties}'"):
+        ml.judged_at_k(["a", "b"], {"a": 0}, scores=[1, 1], ties=ties)
+    with pytest.raises(ValueError, match=f"not available with ties='{ties}'"):
+        ml.rank_biased_precision(["a", "b"], {"a": 0}, 0.5, residual=True, scores=[1, 1],
+                                 ties=ties)
+    # RBP and ERR read grades only: their bounds are defined
+    got = evaluate(rec, truth, ["rbp(p=0.7)", "err@3"], ties=ties, missing="zero")
+    assert got.notna().all().all()

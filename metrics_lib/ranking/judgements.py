@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_k, check_recommended, check_relevant
+from .._validation import check_k, check_recommended, check_relevant, show
 from ._common import _condensed, _tied
 from .registry import Metric, register
 
@@ -56,9 +56,10 @@ def judged_at_k(recommended, relevant, k=None, *, judged_only=False, truncate=No
     scores : sequence of float, optional
         Model scores parallel to ``recommended``; the list is sorted by them,
         stably.
-    ties : {"input", "best", "worst"}, default="input"
-        Order of tied scores ("best"/"worst" put the relevant items first or
-        last, which can move judged items across the cut-off).
+    ties : {"input"}, default="input"
+        Order of tied scores: the list's order. ``"best"`` / ``"worst"``
+        (relevant items first or last) are refused: they leave the order of
+        judged non-relevant and unjudged items undefined.
 
     Returns
     -------
@@ -94,6 +95,7 @@ def judged_at_k(recommended, relevant, k=None, *, judged_only=False, truncate=No
     >>> judged_at_k(["a", "x"], {"a": 2}, k=10)
     0.5
     """
+    _refuse_bounds("judged_at_k", ties)
     tied = _tied(judged_at_k, "judged", recommended, relevant, k, scores, ties,
                  judged_only=judged_only, truncate=truncate, candidates=candidates)
     if tied is not None:
@@ -109,7 +111,18 @@ def judged_at_k(recommended, relevant, k=None, *, judged_only=False, truncate=No
     return sum(item in grades for item in shown) / size
 
 
+def _refuse_bounds(name, ties):
+    """ties='best'/'worst' order tied items by grade, which leaves the judged
+    items of grade 0 and the unjudged ones in no defined order."""
+    if ties in ("best", "worst"):
+        raise ValueError(f"{name} is not available with ties={show(ties)}: the best "
+                         "and worst orders rank tied items by grade, not by whether "
+                         "they are judged; use a fixed order (ties='item_desc', "
+                         "'item_asc', 'numeric_desc', ...)")
+
+
 def _judged_batch(tables, k, options):
+    _refuse_bounds("metric 'judged'", options["ties"])
     trec = tables.trec
     keep = slice(None) if k is None or tables.truncated else trec.pos <= k
     judged = np.bincount(trec.user[keep], minlength=trec.n_users)

@@ -57,7 +57,8 @@ from .._kernels import _first_in_run
 from .._validation import check_choice, check_open_unit, check_real, handle_empty, show
 from ._common import _tied
 from .ndcg import _graded_inputs
-from .registry import Metric, TrecMeasure, register
+from .judgements import _refuse_bounds
+from .registry import Metric, register
 
 # gdeval.pl's $MAX_JUDGMENT, the top of Chapelle et al.'s five-grade scale.
 ERR_MAX_GRADE = 4.0
@@ -229,7 +230,8 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     scores : sequence of float, optional
         Model scores parallel to ``recommended``; the list is sorted by them.
     ties : {"input", "best", "worst"}, default="input"
-        Order of tied scores.
+        Order of tied scores; ``"best"`` / ``"worst"`` are refused with
+        ``residual=True`` (they order ties by grade, not by judgement).
     score_threshold : float or None, default=None
         With ``scores``: an item scored at or below it gains nothing.
 
@@ -271,6 +273,8 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     >>> round(rank_biased_precision(["a", "x", "b", "c"], truth, 0.8, residual=True), 6)
     0.5696
     """
+    if residual:
+        _refuse_bounds("rank_biased_precision(residual=True)", ties)
     tied = _tied(rank_biased_precision, "rbp", recommended, relevant, p, scores, ties,
                  score_threshold=score_threshold, gain=gain,
                  relevance_level=relevance_level, empty=empty, residual=residual,
@@ -323,6 +327,7 @@ def _rbp_batch(tables, p, options):
 
 
 def _rbp_resid_batch(tables, p, options):
+    _refuse_bounds("metric 'rbp_resid'", options["ties"])
     trec = tables.trec
     judged = np.bincount(trec.user, weights=np.power(p, trec.pos - 1.0),
                          minlength=trec.n_users)
