@@ -1,4 +1,4 @@
-"""What one user-model metric adds to an evaluate call, next to what NDCG adds (issue 29).
+"""What one user-model metric (or judged@10) adds to an evaluate call, next to what NDCG adds (issue 29).
 
 Times ``evaluate`` on the benchmark workload (``workload.py``: top-100 lists,
 1-50 graded judgements per user) with a base metric alone and with one more
@@ -21,7 +21,7 @@ from workload import make_workload  # noqa: E402
 from metrics_lib import evaluate  # noqa: E402
 
 BASE = ["precision@10"]
-ADDED = ["ndcg@10", "err@10", "ndcg", "err"]
+ADDED = ["ndcg@10", "err@10", "judged@10", "ndcg", "err", "rbp(p=0.8)", "rbp_resid(p=0.8)"]
 
 
 def main(n_users: int = 20_000, repeats: int = 9) -> None:

@@ -318,12 +318,25 @@ def _rbp_batch(tables, p, options):
         raise ValueError(f"metric 'rbp' is not available with gain={show(gain)}: RBP "
                          "takes gain='linear' (trec_eval 10.0) or 'binary' (cwl_eval)")
     table = tables.graded
-    top = np.zeros(table.n_users)
-    np.maximum.at(top, table.truth_code, table.truth_grade)
+    top = _largest_grade(table.truth_code, table.truth_grade, table.n_users)
     weights = table.hit_grade / np.maximum(top, 1.0)[table.hit_user] \
         * np.power(p, table.hit_pos - 1.0)
     return (1.0 - p) * np.bincount(table.hit_user, weights=weights,
                                    minlength=table.n_users), ~table.has_positive
+
+
+def _largest_grade(codes, grades, n_users):
+    """Each user's largest grade (0 without judgements); ufunc.at is slow, so the
+    judgements are grouped by user (they usually are already) and reduced."""
+    top = np.zeros(n_users)
+    if codes.size == 0:
+        return top
+    if np.any(codes[1:] < codes[:-1]):
+        order = np.argsort(codes, kind="stable")
+        codes, grades = codes[order], grades[order]
+    starts = np.flatnonzero(_first_in_run(codes))
+    top[codes[starts]] = np.maximum.reduceat(grades, starts)
+    return np.maximum(top, 0.0)
 
 
 def _rbp_resid_batch(tables, p, options):
