@@ -98,8 +98,11 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``"iprec_at_recall_0.50"`` (any level in [0, 1]), ``"num_ret"``,
         ``"num_rel"`` and ``"num_rel_ret"`` are computed per user as
         :func:`r_precision`, :func:`bpref` and :func:`interpolated_precision`
-        do (for gm_map see :func:`floored_geometric_mean`). The names become
-        the result's columns.
+        do (for gm_map see :func:`floored_geometric_mean`). User models and
+        judgement coverage: ``"err@10"`` (:func:`err_at_k`), ``"rbp(p=0.8)"``
+        and its residual ``"rbp_resid(p=0.8)"`` (:func:`rank_biased_precision`),
+        ``"judged@10"`` (:func:`judged_at_k`). The names become the result's
+        columns.
     user_col, item_col : str, default="user", "item"
         Id columns, present in both tables. Ids of one column are integers
         (any numpy, nullable or pyarrow integer dtype, or Python ints in an
