@@ -11,7 +11,8 @@ from docutils.parsers.rst import Directive
 from sphinx import addnodes
 
 _PARAMETER = {"optional": "@k (optional)", "none": "none",
-              "level": "a recall level in [0, 1]"}
+              "level": "a recall level in [0, 1]",
+              "persistence": "(p=...), a persistence in (0, 1)"}
 
 
 def _codes(words) -> list:

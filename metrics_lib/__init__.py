@@ -79,13 +79,16 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
     from .ranking import (
         average_precision,
         dcg_at_k,
+        err_at_k,
         f1_at_k,
         hit_at_k,
         hit_count_at_k,
+        judged_at_k,
         mean_average_precision,
         mean_reciprocal_rank,
         ndcg_at_k,
         precision_at_k,
+        rank_biased_precision,
         recall_at_k,
         reciprocal_rank,
     )
@@ -173,9 +176,10 @@ _LAZY_MODULES = {
         "sample_rankings", "simulate_world"
     ),
     ".ranking": (
-        "average_precision", "dcg_at_k", "f1_at_k", "hit_at_k", "hit_count_at_k",
+        "average_precision", "dcg_at_k", "err_at_k", "f1_at_k", "hit_at_k",
+        "hit_count_at_k", "judged_at_k",
         "mean_average_precision", "mean_reciprocal_rank", "ndcg_at_k", "precision_at_k",
-        "recall_at_k", "reciprocal_rank"
+        "rank_biased_precision", "recall_at_k", "reciprocal_rank"
     ),
     ".ranks": ("hits_at_k", "mean_rank", "mean_reciprocal_rank_from_ranks", "rank_with_ties"),
     ".rating": ("mae", "rmse"),
@@ -267,6 +271,9 @@ __all__ = [
     "average_precision",
     "dcg_at_k",
     "ndcg_at_k",
+    "err_at_k",
+    "rank_biased_precision",
+    "judged_at_k",
     # one ranked list: trec_eval's other standard measures
     "r_precision",
     "bpref",

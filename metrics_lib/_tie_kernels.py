@@ -106,7 +106,8 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
 # at the value that changes nothing.
 NEUTRAL_OPTIONS = {"precision_denominator": "k", "recall_denominator": "relevant",
                    "min_grade": None, "judged_only": False, "truncate": None,
-                   "no_hit": "zero", "gain_transform": False, "score_threshold": None}
+                   "no_hit": "zero", "gain_transform": False, "score_threshold": None,
+                   "residual_tail": "unjudged"}
 
 
 def refuse_unknown_options(mode: str, options: dict) -> None:

@@ -71,7 +71,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
-             score_threshold=None, convention=None):
+             score_threshold=None, residual_tail="unjudged", convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -98,8 +98,11 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``"iprec_at_recall_0.50"`` (any level in [0, 1]), ``"num_ret"``,
         ``"num_rel"`` and ``"num_rel_ret"`` are computed per user as
         :func:`r_precision`, :func:`bpref` and :func:`interpolated_precision`
-        do (for gm_map see :func:`floored_geometric_mean`). The names become
-        the result's columns.
+        do (for gm_map see :func:`floored_geometric_mean`). User models and
+        judgement coverage: ``"err@10"`` (:func:`err_at_k`), ``"rbp(p=0.8)"``
+        and its residual ``"rbp_resid(p=0.8)"`` (:func:`rank_biased_precision`),
+        ``"judged@10"`` (:func:`judged_at_k`). The names become the result's
+        columns.
     user_col, item_col : str, default="user", "item"
         Id columns, present in both tables. Ids of one column are integers
         (any numpy, nullable or pyarrow integer dtype, or Python ints in an
@@ -234,6 +237,12 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``recall.py``, ``reciprocal_rank.py``), not in NDCG, hit rate or
         R-precision. Needs scores (not ``rank_col``); not available with
         ``ties="average"`` or ``"block"``.
+    residual_tail : {"unjudged", "always"}, default="unjudged"
+        The residual of RBP (``rbp_resid(p=...)``) for a list whose items
+        are all judged: 0, as trec_eval 10.0 reports it (``m_rbp_resid.c``
+        sets a value only when it met an unjudged item), or ``p**n``, the
+        ranks after a list of ``n`` items, which cwl_eval 1.0.12 (``-r``)
+        always counts. Lists with an unjudged item get ``p**n`` either way.
     convention : str or None, default=None
         Compute every metric as another library does: ``"trec_eval"``,
         ``"pytrec_eval"``, ``"ranx"``, ``"recommenders"``, ``"recbole"``,
@@ -460,7 +469,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         recall_denominator=recall_denominator, min_grade=min_grade,
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
         no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
-        candidates=candidates, score_threshold=score_threshold))
+        candidates=candidates, score_threshold=score_threshold,
+        residual_tail=residual_tail))
     _refuse_expectation_combinations(options)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over

@@ -30,6 +30,9 @@ def _spellings(metric) -> list[str]:
     if metric.cutoff == "level":
         return [f"{alias}{sep}{level}" for alias in metric.aliases
                 for sep, level in (("_", "0.50"), ("@", "0.5"))]
+    if metric.cutoff == "persistence":  # rbp(p=0.8): the name needs its p
+        names = [f"{alias}(p=0.8)" for alias in metric.aliases]
+        return names + [names[0].upper()]
     names = list(metric.aliases)
     if metric.cutoff == "optional":
         names += [f"{alias}{sep}{CUT}" for alias in metric.aliases
@@ -116,6 +119,11 @@ def _close(ours: float, text: str) -> bool:
 
 @pytest.mark.parametrize("kind, name", EVALUATE_NAMES, ids=[n for _, n in EVALUATE_NAMES])
 def test_every_evaluate_name_is_taken_by_the_command_line(kind, name, tmp_path):
+    if registry.get(kind).cutoff == "persistence":
+        # issue 29: the command line's names for rbp (trec_eval's rbp.p=0.8)
+        # come with its rewrite; evaluate's rbp(p=0.8) is tested in
+        # tests/test_user_model_metrics.py
+        pytest.skip("the command line does not take rbp(p=...) names yet")
     (q_path, r_path), recs, truth = _files(len(name), tmp_path)
     assert registry.expand_metric(name)[0][1] == kind
     printed = _cli(["-m", name, q_path, r_path])

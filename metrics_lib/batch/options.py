@@ -32,6 +32,9 @@ UNJUDGED_POLICIES = ("skip", "empty")
 
 
 NO_HIT_POLICIES = ("zero", "nan")
+# rbp_resid: whether the ranks after the list count only when the list has an
+# unjudged item (trec_eval 10.0) or always (cwl_eval 1.0.12)
+RESIDUAL_TAILS = ("unjudged", "always")
 
 
 def _parse_metrics(metrics) -> list[tuple[str, str, int | None]]:
@@ -75,7 +78,8 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
 
 def _check_conventions(metrics, *, precision_denominator, recall_denominator,
                        min_grade, judged_only, unjudged, truncate, no_hit,
-                       denominator, ideal, gain, candidates, score_threshold) -> dict:
+                       denominator, ideal, gain, candidates, score_threshold,
+                       residual_tail="unjudged") -> dict:
     """The convention keywords of issue 12, checked against the metrics asked for."""
     for name, kind, k in metrics:  # each metric's own refusals (its module's check)
         check = registry.get(kind).check
@@ -95,6 +99,7 @@ def _check_conventions(metrics, *, precision_denominator, recall_denominator,
         "no_hit": check_choice("no_hit", no_hit, NO_HIT_POLICIES),
         "candidates": check_choice("candidates", candidates, CANDIDATES),
         "score_threshold": check_score_threshold(score_threshold),
+        "residual_tail": check_choice("residual_tail", residual_tail, RESIDUAL_TAILS),
         # NDCG and DCG then run on transformed grades (see gain_grades)
         "gain_transform": min_grade is not None or gain not in ("linear", "exponential"),
     }

@@ -45,14 +45,16 @@ class _Preset:
 # one of these may be dropped when this version of evaluate lacks the keyword.
 _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
             "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
-            "no_hit": "zero", "candidates": "all", "score_threshold": None}
+            "no_hit": "zero", "candidates": "all", "score_threshold": None,
+            "residual_tail": "unjudged"}
 
 _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "empty": "zero", "relevance_level": 1, "gain": "linear",
                   "ideal": "judged", "denominator": "relevant", "log_base": 2,
                   "judged_only": False, "precision_denominator": "k",
                   "recall_denominator": "relevant", "min_grade": None, "truncate": None,
-                  "no_hit": "zero", "candidates": "all", "score_threshold": None}
+                  "no_hit": "zero", "candidates": "all", "score_threshold": None,
+                  "residual_tail": "unjudged"}
 
 def _trec_metrics(prefix: str) -> tuple:
     src = prefix + "{}"

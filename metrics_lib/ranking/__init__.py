@@ -93,6 +93,8 @@ from .hit_rate import hit_at_k, hit_count_at_k  # isort: skip
 from .reciprocal_rank import mean_reciprocal_rank, reciprocal_rank  # isort: skip
 from .average_precision import average_precision, mean_average_precision  # isort: skip
 from .ndcg import dcg_at_k, gain_grades, ndcg_at_k  # isort: skip
+from .user_models import err_at_k, rank_biased_precision  # isort: skip
+from .judgements import judged_at_k  # isort: skip
 
 __all__ = [
     "precision_at_k",
@@ -104,6 +106,9 @@ __all__ = [
     "average_precision",
     "dcg_at_k",
     "ndcg_at_k",
+    "err_at_k",
+    "rank_biased_precision",
+    "judged_at_k",
     "mean_reciprocal_rank",
     "mean_average_precision",
 ]

@@ -67,8 +67,10 @@ class Metric:
         does not apply.
     per_list : callable or None
         The per-list function (``ndcg_at_k``), if there is one.
-    cutoff : {"optional", "none", "level"}
-        Whether the name takes ``@k``; ``"level"``: a recall level instead.
+    cutoff : {"optional", "none", "level", "persistence"}
+        Whether the name takes ``@k``; ``"level"``: a recall level instead;
+        ``"persistence"``: a persistence ``p`` in (0, 1), written
+        ``rbp(p=0.8)``, which the batch kernel gets as ``k``.
     table : {"binary", "graded", "trec"}
         Which table of a chunk the kernel reads: ``"graded"`` metrics see the
         grades through ``gain``/``min_grade``; ``"trec"`` needs the table of
@@ -207,7 +209,10 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         parameter is a recall level in ``[0, 1]``. Two of them also take a
         cut-off: ``num_rel_ret@k``, the number of relevant items in the top
         k (ranx's ``hits@k``), and ``rprec@k``, R-precision of the list cut
-        at k (Microsoft Recommenders ``r_precision_at_k``).
+        at k (Microsoft Recommenders ``r_precision_at_k``). User-model
+        metrics: ``err@k`` (expected reciprocal rank), and ``rbp(p=0.8)`` and
+        ``rbp_resid(p=0.8)`` (rank-biased precision and its residual), whose
+        parameter is the persistence ``p`` in (0, 1), returned as ``k``.
 
     Returns
     -------
@@ -262,6 +267,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     (('rprec', None), ('iprec_at_recall', 0.5))
     >>> parse_metric("num_rel_ret@10"), parse_metric("ndcg_cut.10")
     (('num_rel_ret', 10), ('ndcg', 10))
+    >>> parse_metric("err@10"), parse_metric("rbp(p=0.8)")
+    (('err', 10), ('rbp', 0.8))
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings; got {type(name).__name__} "
@@ -279,6 +286,9 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     by_level = _with_level(name, lowered)
     if by_level is not None:
         return by_level
+    persistence = _with_persistence(name, lowered)
+    if persistence is not None:
+        return persistence
     if lowered in ("gm_map", "gmap"):
         raise ValueError(f"metric {show(name)} is a geometric mean over users, not "
                          "a value per user: evaluate 'map' and pass the column "
@@ -292,6 +302,10 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
                          f"'{kind}_0.50' (one column per level)")
     if kind is None:
         raise _unknown_metric(name, lowered, match)
+    if _METRICS[kind].cutoff == "persistence":
+        raise ValueError(f"metric {show(name)} needs its persistence p, such as "
+                         f"'{match.group('name')}(p=0.8)' (trec_eval's default is 0.9, "
+                         "ir-measures' 0.8: the name says which)")
     k = match.group("k")
     if k is not None and _METRICS[kind].cutoff == "none":
         raise ValueError(f"metric {show(name)}: {kind} takes no cut-off")
@@ -429,6 +443,28 @@ def _with_level(name: str, lowered: str):
                                  "[0, 1]")
             return metric.name, level
     return None
+
+
+# rbp(p=0.8): the persistence of a user-model metric, in (0, 1).
+_PERSISTENCE = re.compile(r"^(?P<name>[a-z_]+)\(\s*p\s*=\s*(?P<p>[0-9]*\.?[0-9]*)\s*\)$")
+
+
+def _with_persistence(name: str, lowered: str):
+    """``(kind, p)`` for ``rbp(p=0.8)``, else None (not written that way)."""
+    found = _PERSISTENCE.match(lowered)
+    if found is None:
+        return None
+    kind = kinds().get(found.group("name"))
+    if kind is None or _METRICS[kind].cutoff != "persistence":
+        raise ValueError(f"metric {show(name)}: only "
+                         + ", ".join(sorted(m.display_name for m in metrics()
+                                            if m.cutoff == "persistence"))
+                         + " take a persistence (p=...)")
+    text = found.group("p")
+    if not re.fullmatch(r"[0-9]*\.?[0-9]+|[0-9]+\.", text) or not 0 < float(text) < 1:
+        raise ValueError(f"metric {show(name)}: the persistence p must be a number "
+                         f"strictly between 0 and 1; got {show(text)}")
+    return kind, float(text)
 
 
 # Cut-offs offered when a known metric has a cut-off that is not a number.
