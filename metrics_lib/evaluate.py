@@ -71,7 +71,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
-             score_threshold=None, convention=None):
+             score_threshold=None, trec_eval_version=10, convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -234,6 +234,14 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``recall.py``, ``reciprocal_rank.py``), not in NDCG, hit rate or
         R-precision. Needs scores (not ``rank_col``); not available with
         ``ties="average"`` or ``"block"``.
+    trec_eval_version : {10, 9}, default=10
+        The version of trec_eval whose arithmetic ``iprec_at_recall`` follows:
+        10.0 targets the ``lround(p * R)``-th relevant item, 9.0.8 (which
+        pytrec_eval 0.5 compiles) the ``(long) (p * R + 0.9)``-th
+        (``m_iprec_at_recall.c`` of each). No other metric of this library
+        differs between the two; 9.0.8 also reads scores as C floats
+        (``trec_format.h``, ``TEXT_RESULTS.sim``), which this keyword leaves
+        alone: round the scores to float32, or use ``convention="pytrec_eval"``.
     convention : str or None, default=None
         Compute every metric as another library does: ``"trec_eval"``,
         ``"pytrec_eval"``, ``"ranx"``, ``"recommenders"``, ``"recbole"``,
@@ -460,7 +468,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         recall_denominator=recall_denominator, min_grade=min_grade,
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
         no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
-        candidates=candidates, score_threshold=score_threshold))
+        candidates=candidates, score_threshold=score_threshold,
+        trec_eval_version=trec_eval_version))
     _refuse_expectation_combinations(options)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over
