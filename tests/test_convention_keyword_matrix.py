@@ -54,6 +54,7 @@ CHOICES = {
     "unjudged": _EVALUATE.UNJUDGED_POLICIES,
     "no_hit": _EVALUATE.NO_HIT_POLICIES,
     "candidates": _EVALUATE.CANDIDATES,
+    "trec_eval_version": _VALIDATION.TREC_EVAL_VERSIONS,
 }
 # The per-list functions' own lists where they differ from evaluate's.
 PER_LIST_CHOICES = {
