@@ -130,3 +130,25 @@ def test_pytrec_eval_56_against_pytrec_eval():
         e = ml.explain_difference(recs, truth, metric, "pytrec_eval", IN_FILE_ORDER)
         for q in ("q1", "q2"):
             assert e.per_user.loc[q, "value_a"] == pytest.approx(theirs[q][metric], abs=1e-12)
+
+
+def test_readme_example():
+    """The README's five lines run, and print what the README shows."""
+    import contextlib
+    import io
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    part = readme.split("**Why do two libraries give two numbers?**", 1)[1]
+    code = part.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = part.split("```text\n", 1)[1].split("```", 1)[0]
+    assert len(code.strip().splitlines()) == 5
+    import pandas as pd
+
+    namespace = {"ml": ml, "pd": pd}
+    lines = code.strip().splitlines()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec("\n".join(lines[:-1]), namespace)
+    assert printed.getvalue() == shown
+    found = eval(lines[-1].split("#")[0], namespace)
+    assert found["peer"].iloc[0] == "trec_eval"
