@@ -227,3 +227,16 @@ def test_pytrec_eval_itself():
         compared += mine.size
     assert compared > 3000
     assert parted > 0  # the data reach values where 10.0 and 9.0.8 part
+
+
+def test_the_version_gets_zero_where_it_cannot_act():
+    """trec_eval_version acts on iprec_at_recall only: for NDCG, trec_eval against
+    pytrec_eval differs by the float32 scores alone, the version's share is 0
+    (listed, as every keyword on which the sides differ)."""
+    recs, truth = _data(1)
+    e = ml.explain_difference(recs, truth, "ndcg@10", "trec_eval", "pytrec_eval")
+    rows = e.by_convention.set_index("convention")["contribution"]
+    assert sorted(rows.index) == ["score_dtype", "trec_eval_version"]
+    assert rows["trec_eval_version"] == 0.0 and rows["score_dtype"] != 0.0
+    assert e.value_b == ml.evaluate(recs, truth, ["ndcg@10"],
+                                    convention="pytrec_eval")["ndcg@10"].mean()
