@@ -7,12 +7,16 @@ scikit-learn, ir-measures; see benchmarks/peers/README.md), explain_difference
 on the golden corpus must give, user by user and in the means, the values the
 peers computed (on the untied corpus when either peer's order of tied scores
 is implementation-defined), and contributions that add up to the difference.
-No peer needs to be installed: the goldens are committed.
+No peer needs to be installed: the goldens are committed. ``PEERS_DIR`` names
+another copy of ``benchmarks/peers`` whose corpus and goldens were regenerated
+(another ``SEED`` in its gen_corpus.py, the peer scripts run in their venvs),
+to check the same on fresh random data.
 """
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,7 +26,8 @@ import pytest
 
 import metrics_lib as ml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "peers"))
+sys.path.insert(0, os.environ.get(
+    "PEERS_DIR", str(Path(__file__).resolve().parents[1] / "benchmarks" / "peers")))
 
 import reproduce  # noqa: E402
 
