@@ -152,3 +152,54 @@ def test_readme_example():
     assert printed.getvalue() == shown
     found = eval(lines[-1].split("#")[0], namespace)
     assert found["peer"].iloc[0] == "trec_eval"
+
+
+# recommenders#1702 (https://github.com/recommenders-team/recommenders/issues/1702,
+# "MAP_AT_K implementation is wrong", 2022): three items recommended, all bought, by a
+# user who bought 5 more and by one who bought 10 more; dividing by the items bought
+# makes the two users' AP differ, dividing by min(k, bought) (map_at_k since PR #2004)
+# gives both 1.0
+def _frames_1702():
+    import pandas as pd
+
+    truth = pd.DataFrame([(1, i, 1) for i in range(8)] + [(2, i, 1) for i in range(13)],
+                         columns=["user", "item", "relevance"])
+    recs = pd.DataFrame([(u, i, 10.0 - i) for u in (1, 2) for i in range(3)],
+                        columns=["user", "item", "score"])
+    return recs, truth
+
+
+def test_recommenders_1702_explained():
+    recs, truth = _frames_1702()
+    e = ml.explain_difference(recs, truth, "map@3", {"denominator": "relevant"},
+                              {"denominator": "min_k"})
+    assert e.value_a == pytest.approx((3 / 8 + 3 / 13) / 2, abs=1e-15) and e.value_b == 1.0
+    assert list(e.by_convention["convention"]) == ["denominator"]
+    assert e.by_convention["contribution"].iloc[0] == pytest.approx(e.difference, abs=1e-15)
+    # the preset's two spellings are Recommenders' two functions
+    for name, value in (("map@3", e.value_a), ("map_at_k@3", e.value_b)):
+        got = ml.evaluate(recs, truth, [name], convention="recommenders")
+        assert got.iloc[:, 0].mean() == pytest.approx(value, abs=1e-15)
+
+
+def test_recommenders_1702_against_recommenders():
+    python = os.environ.get("RECOMMENDERS_PYTHON",
+                            "/tmp/peer-venvs/peers-recommenders/bin/python")
+    if not Path(python).exists():
+        pytest.skip("no Python with recommenders (set RECOMMENDERS_PYTHON)")
+    script = (
+        "import json, pandas as pd\n"
+        "from recommenders.evaluation.python_evaluation import map as rmap, map_at_k\n"
+        "t = pd.DataFrame([(1, i, 1.0) for i in range(8)] + [(2, i, 1.0) for i in range(13)],"
+        " columns=['userID', 'itemID', 'rating'])\n"
+        "p = pd.DataFrame([(u, i, 10.0 - i) for u in (1, 2) for i in range(3)],"
+        " columns=['userID', 'itemID', 'prediction'])\n"
+        "print(json.dumps([rmap(t, p, k=3), map_at_k(t, p, k=3)]))\n")
+    done = subprocess.run([python, "-c", script], capture_output=True, text=True)
+    if done.returncode:
+        pytest.skip("recommenders not importable there")
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    recs, truth = _frames_1702()
+    e = ml.explain_difference(recs, truth, "map@3", {"denominator": "relevant"},
+                              {"denominator": "min_k"})
+    assert [e.value_a, e.value_b] == pytest.approx(theirs, abs=1e-12)
