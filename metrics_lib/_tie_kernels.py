@@ -101,7 +101,10 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
                     "gain_levels",
                     # evaluate cuts the truth to the listed items before these
                     # kernels run (batch/scoring.py, _score_chunk), so they see the right |R|
-                    "candidates")
+                    "candidates",
+                    # acts on iprec_at_recall only, which these modes refuse
+                    # (_WHY_NOT above): any value leaves the closed forms exact
+                    "trec_eval_version")
 # Options (of other branches' conventions) that the closed forms support only
 # at the value that changes nothing.
 NEUTRAL_OPTIONS = {"precision_denominator": "k", "recall_denominator": "relevant",

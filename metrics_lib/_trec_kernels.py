@@ -94,7 +94,7 @@ class TrecTable:
             self._relevant_rows(level)[0], minlength=self.n_users))
 
     # -- the measures ------------------------------------------------------
-    def measure(self, kind, param, level, cut=None):
+    def measure(self, kind, param, level, cut=None, version=10):
         """``(values, empty_users)`` of one measure over the chunk's users.
 
         ``empty_users`` (users with no relevant judgement) is ``None`` for the
@@ -113,7 +113,7 @@ class TrecTable:
         if kind == "bpref":
             return self.bpref(level), empty_users
         if kind == "iprec_at_recall":
-            return self.iprec(float(param), level), empty_users
+            return self.iprec(float(param), level, version), empty_users
         raise ValueError(f"unknown trec_eval measure {kind!r}")  # pragma: no cover
 
     def rprec(self, level, cut=None):
@@ -174,16 +174,24 @@ class TrecTable:
             return uniques[best]
         return self._cached(("best_below", level), compute)
 
-    def iprec(self, recall_level, level):
-        """trec_eval's iprec_at_recall at one recall level, for every user."""
+    def iprec(self, recall_level, level, version=10):
+        """trec_eval's iprec_at_recall at one recall level, for every user.
+
+        ``version``: 10 targets the ``lround(p * R)``-th relevant item, 9 the
+        ``(long) (p * R + 0.9)``-th (see ``trec_measures.iprec_target``).
+        """
         n_rel = self.n_relevant(level)
         n_rel_ret = self.n_relevant_retrieved(level)
         users, _ = self._relevant_rows(level)
         best = self._best_below(level)
-        # The target is the lround(p * R)-th relevant item (halves away from 0).
+        # The target is the lround(p * R)-th relevant item (halves away from 0);
+        # trec_eval 9 truncated p * R + 0.9 (a floor: p * R >= 0).
         scaled = recall_level * n_rel.astype(np.float64)
-        whole = np.floor(scaled)
-        target = (whole + (scaled - whole >= 0.5)).astype(np.int64)
+        if version == 9:
+            target = np.floor(scaled + 0.9).astype(np.int64)
+        else:
+            whole = np.floor(scaled)
+            target = (whole + (scaled - whole >= 0.5)).astype(np.int64)
         values = np.zeros(self.n_users)
         ok = (n_rel_ret > 0) & (target <= n_rel_ret)
         first_row = np.searchsorted(users, np.arange(self.n_users))

@@ -635,6 +635,10 @@ def _summary(name, values, complete, grades):
 
 
 def main(argv=None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words and words[0] in ("explain", "find"):  # the explainer (its own grammar)
+        from .explain.command import main as explain_main
+        return explain_main(words)
     parser = build_parser()
     # intermixed: options may follow the file names, as GNU getopt permutes
     args = parser.parse_intermixed_args(argv)

@@ -71,7 +71,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              ties="item_desc", n_jobs=1, precision_denominator="k",
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
-             score_threshold=None, residual_tail="unjudged", convention=None):
+             score_threshold=None, residual_tail="unjudged",
+             trec_eval_version=10, convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -243,6 +244,14 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         sets a value only when it met an unjudged item), or ``p**n``, the
         ranks after a list of ``n`` items, which cwl_eval 1.0.12 (``-r``)
         always counts. Lists with an unjudged item get ``p**n`` either way.
+    trec_eval_version : {10, 9}, default=10
+        The version of trec_eval whose arithmetic ``iprec_at_recall`` follows:
+        10.0 targets the ``lround(p * R)``-th relevant item, 9.0.8 (which
+        pytrec_eval 0.5 compiles) the ``(long) (p * R + 0.9)``-th
+        (``m_iprec_at_recall.c`` of each). No other metric of this library
+        differs between the two; 9.0.8 also reads scores as C floats
+        (``trec_format.h``, ``TEXT_RESULTS.sim``), which this keyword leaves
+        alone: round the scores to float32, or use ``convention="pytrec_eval"``.
     convention : str or None, default=None
         Compute every metric as another library does: ``"trec_eval"``,
         ``"pytrec_eval"``, ``"ranx"``, ``"recommenders"``, ``"recbole"``,
@@ -470,7 +479,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
         no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
         candidates=candidates, score_threshold=score_threshold,
-        residual_tail=residual_tail))
+        residual_tail=residual_tail,
+        trec_eval_version=trec_eval_version))
     _refuse_expectation_combinations(options)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over

@@ -39,6 +39,7 @@ from ._validation import (
     check_recommended,
     check_relevance_level,
     check_relevant,
+    check_trec_eval_version,
     handle_empty,
 )
 from .ranking._common import _condensed, _tied_call
@@ -88,6 +89,16 @@ def lround(x: float) -> int:
     """C's ``lround`` for ``x >= 0``: nearest integer, halves away from zero."""
     whole = math.floor(x)
     return int(whole) + (1 if x - whole >= 0.5 else 0)  # x - floor(x) is exact
+
+
+def iprec_target(recall_level: float, n_rel: int, version: int = 10) -> int:
+    """Which relevant item (1-based; 0: before the first) a recall level aims at.
+
+    trec_eval 10.0 (``m_iprec_at_recall.c``): ``lround(p * R)``; 9.0.8:
+    ``(long) (p * R + 0.9)``, a truncation (``p * R >= 0``, so the floor).
+    """
+    scaled = float(recall_level) * n_rel
+    return lround(scaled) if version == 10 else math.floor(scaled + 0.9)
 
 
 def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
@@ -351,7 +362,7 @@ def _check_recall_levels(recall_levels) -> np.ndarray:
 
 def interpolated_precision(recommended, relevant, recall_levels=None, *,
                            relevance_level=1,
-                           scores=None, ties="input"):
+                           scores=None, ties="input", trec_eval_version=10):
     """Interpolated precision at recall levels (``iprec_at_recall``).
 
     For a recall level ``p`` the target is the ``c``-th relevant item with
@@ -386,6 +397,9 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
         Rank of tied items, as in :mod:`metrics_lib.ranking` (see its notes).
         All but ``"input"`` need ``scores``. ``"average"`` and ``"block"``
         are refused (no closed form here).
+    trec_eval_version : {10, 9}, default=10
+        Whose target item: 10.0's ``lround(p * R)`` or 9.0.8's
+        ``(long) (p * R + 0.9)`` (see Notes).
 
     Returns
     -------
@@ -405,7 +419,10 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
     ``[0.1, 0.5)``: with R = 7, level 0.2 targets the first relevant item
     here and the second one there. These are the points of the standard
     (interpolated) recall-precision curve, which makes curves of queries
-    with different R comparable; average precision summarises the
+    with different R comparable; ``trec_eval_version=9`` computes 9.0.8's
+    target (``m_iprec_at_recall.c`` of tag v9.0.8, ``te_calc_iprec_at_recall``;
+    10.0's CHANGELOG: "Breaking fix: change uses of int truncation to
+    round/floor"). Average precision summarises the
     un-interpolated curve. The :func:`evaluate` metric
     ``"iprec_at_recall_0.50"`` computes one level per user; there a user
     with no relevant item gets the value of its ``empty`` policy (0 by
@@ -425,9 +442,12 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
     >>> interpolated_precision(ranking, {"a", "b", "c", "d"}, [0.0, 0.5, 0.75, 1.0]).round(4)
     array([1.    , 0.6667, 0.5   , 0.    ])
     """
+    version = check_trec_eval_version(trec_eval_version)
+
     def score(ranked):
         return interpolated_precision(ranked, relevant, recall_levels,
-                                      relevance_level=relevance_level)
+                                      relevance_level=relevance_level,
+                                      trec_eval_version=version)
 
     tied = _tied_call(score, "interpolated_precision", "iprec_at_recall", recommended,
                       relevant, None, scores, ties, {"relevance_level": relevance_level},
@@ -448,7 +468,7 @@ def interpolated_precision(recommended, relevant, recall_levels=None, *,
     precision = np.arange(1, ranks.size + 1) / ranks
     best_below = np.maximum.accumulate(precision[::-1])[::-1]
     for index, p in enumerate(levels):
-        target = lround(float(p) * n_rel)
+        target = iprec_target(p, n_rel, version)
         if target <= ranks.size:
             values[index] = best_below[max(target, 1) - 1]
     return values

@@ -55,6 +55,7 @@ CHOICES = {
     "no_hit": _EVALUATE.NO_HIT_POLICIES,
     "candidates": _EVALUATE.CANDIDATES,
     "residual_tail": _EVALUATE.RESIDUAL_TAILS,
+    "trec_eval_version": _VALIDATION.TREC_EVAL_VERSIONS,
 }
 # The per-list functions' own lists where they differ from evaluate's.
 PER_LIST_CHOICES = {

@@ -45,6 +45,8 @@ from .options import (
     check_relevance_level,
     check_rng,
     check_score_threshold,
+    check_trec_eval_version,
+    TREC_EVAL_VERSIONS,
     check_truncate,
     handle_empty,
 )

@@ -184,6 +184,20 @@ def check_min_grade(min_grade) -> float | None:
     return check_real("min_grade", min_grade)
 
 
+#: The trec_eval versions whose arithmetic differs where this library follows it
+#: (``trec_eval_version=``): 10 (10.0) and 9 (9.0.x, which pytrec_eval 0.5 compiles).
+TREC_EVAL_VERSIONS = (9, 10)
+
+
+def check_trec_eval_version(version) -> int:
+    """``version`` if it is 9 or 10 (an integer, not a bool); else ValueError."""
+    if isinstance(version, (bool, np.bool_)) or not isinstance(version, numbers.Integral) \
+            or int(version) not in TREC_EVAL_VERSIONS:
+        raise ValueError(f"trec_eval_version must be 9 or 10 (an integer); got "
+                         f"{show(version)}")
+    return int(version)
+
+
 def check_score_threshold(score_threshold) -> float | None:
     """``None`` or a finite real: items scored at or below it are never hits."""
     if score_threshold is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .._missing import MISSING_POLICIES
 from .._tie_kernels import EXPECTATION_MODES, TIE_MODES, refuse_unsupported
-from .._validation import (check_choice, check_empty, check_bool, check_gain,
+from .._validation import (check_trec_eval_version, check_choice, check_empty, check_bool, check_gain,
                            check_min_grade, check_relevance_level,
                            check_score_threshold, check_truncate, show)
 from ..ranking import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEALS,
@@ -79,7 +79,8 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
 def _check_conventions(metrics, *, precision_denominator, recall_denominator,
                        min_grade, judged_only, unjudged, truncate, no_hit,
                        denominator, ideal, gain, candidates, score_threshold,
-                       residual_tail="unjudged") -> dict:
+                       residual_tail="unjudged",
+                       trec_eval_version=10) -> dict:
     """The convention keywords of issue 12, checked against the metrics asked for."""
     for name, kind, k in metrics:  # each metric's own refusals (its module's check)
         check = registry.get(kind).check
@@ -100,6 +101,7 @@ def _check_conventions(metrics, *, precision_denominator, recall_denominator,
         "candidates": check_choice("candidates", candidates, CANDIDATES),
         "score_threshold": check_score_threshold(score_threshold),
         "residual_tail": check_choice("residual_tail", residual_tail, RESIDUAL_TAILS),
+        "trec_eval_version": check_trec_eval_version(trec_eval_version),
         # NDCG and DCG then run on transformed grades (see gain_grades)
         "gain_transform": min_grade is not None or gain not in ("linear", "exponential"),
     }

@@ -46,7 +46,8 @@ class _Preset:
 _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
             "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
             "no_hit": "zero", "candidates": "all", "score_threshold": None,
-            "residual_tail": "unjudged"}
+            "residual_tail": "unjudged",
+            "trec_eval_version": 10}
 
 _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "empty": "zero", "relevance_level": 1, "gain": "linear",
@@ -54,7 +55,14 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "judged_only": False, "precision_denominator": "k",
                   "recall_denominator": "relevant", "min_grade": None, "truncate": None,
                   "no_hit": "zero", "candidates": "all", "score_threshold": None,
-                  "residual_tail": "unjudged"}
+                  "residual_tail": "unjudged",
+                  "trec_eval_version": 10}
+
+# trec_eval 9.0.8, the code pytrec_eval 0.5 compiles (its setup.py fetches the
+# v9.0.8 archive), differs from 10.0 in iprec_at_recall's target item
+# (m_iprec_at_recall.c: (long) (p * R + 0.9), then lround(p * R)) and in reading
+# scores as C floats (trec_format.h, TEXT_RESULTS.sim): score_dtype="float32"
+_TREC9_KEYWORDS = {**_TREC_KEYWORDS, "trec_eval_version": 9}
 
 def _trec_metrics(prefix: str) -> tuple:
     src = prefix + "{}"
@@ -77,6 +85,8 @@ def _trec_metrics(prefix: str) -> tuple:
                 cutoff="none"),
         _Metric("num_rel", ("num_rel",), src.format("m_num_rel.c, te_calc_num_rel"),
                 cutoff="none"),
+        _Metric("iprec_at_recall", ("iprec_at_recall",),
+                src.format("m_iprec_at_recall.c, te_calc_iprec_at_recall")),
     )
 
 
@@ -116,7 +126,7 @@ _add(_Preset(
     ties_note=("as trec_eval, but the score is stored as a C float "
                "(src/pytrec_eval.cpp, ResultRankingBuilder.ProcessQueryDocumentPair, into "
                "trec_eval 9's TEXT_RESULTS.sim): scores equal in float32 tie"),
-    ties_reproducible=True, keywords=dict(_TREC_KEYWORDS),
+    ties_reproducible=True, keywords=dict(_TREC9_KEYWORDS),
     metrics=_trec_metrics("pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 code), "),
     parameters=_trec_parameters(), free=("relevance_level", "judged_only"),
     score_dtype="float32"))
@@ -130,7 +140,7 @@ _add(_Preset(
                "scores; provider msmarco (RR@k): score descending, then id as text "
                "ascending (ir_measures/providers/msmarco_provider.py)"),
     ties_reproducible=True,
-    keywords={**_TREC_KEYWORDS, "missing": "zero"},
+    keywords={**_TREC9_KEYWORDS, "missing": "zero"},
     metrics=(
         _Metric("precision", ("P",), _IRM + "ir_measures/measures/p.py, _P (pytrec_eval "
                 "provider)", cutoff="required"),

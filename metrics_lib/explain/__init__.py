@@ -7,7 +7,8 @@ from a reported number back to the conventions that reproduce it.
 Modules, each one concern: ``sides`` (a peer or a mapping as keywords, one
 evaluation), ``shapley`` (exact Shapley values), ``reasons`` (facts about a
 user's rows), ``explanation`` (the result and its display), ``difference``
-(:func:`explain_difference`), ``search`` (:func:`find_convention`).
+(:func:`explain_difference`), ``search`` (:func:`find_convention`),
+``command`` (``python -m metrics_lib explain|find``, from TREC files).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from itertools import combinations
 import pandas as pd
 
 from .._validation import show
-from ..ranking.registry import parse_metric
+from ..ranking.registry import get, parse_metric
 from .explanation import Explanation
 from .reasons import user_reasons
 from .shapley import MAX_PLAYERS, shapley_values
@@ -211,7 +211,9 @@ def _top_users(per_user, recommendations, truth, metric, side_a, shared, top):
     one_sided = per_user["value_a"].isna() != per_user["value_b"].isna()
     size = per_user["difference"].abs().fillna(0.0).where(~one_sided, float("inf"))
     chosen = size[size > 0].sort_values(ascending=False, kind="stable").index[:top]
-    _, k = parse_metric(metric)
+    kind, k = parse_metric(metric)
+    if get(kind).cutoff == "level":
+        k = None  # iprec_at_recall's parameter is a recall level, not a cut-off
     columns = {"user": shared.get("user_col", "user"), "item": shared.get("item_col", "item"),
                "score": shared.get("score_col", "score"), "rank": shared.get("rank_col"),
                "relevance": shared.get("relevance_col", "relevance")}

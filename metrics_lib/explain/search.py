@@ -27,7 +27,8 @@ _GRID = {"gain": GAINS, "ideal": IDEALS, "log_base": (2, math.e), "min_grade": (
          "empty": tuple(p for p in EMPTY_POLICIES if p != "raise"),
          "denominator": AP_DENOMINATORS, "precision_denominator": PRECISION_DENOMINATORS,
          "recall_denominator": RECALL_DENOMINATORS, "ties": TIES,
-         "missing": ("skip", "zero"), "score_dtype": (None, "float32")}
+         "missing": ("skip", "zero"), "score_dtype": (None, "float32"),
+         "trec_eval_version": (10, 9)}
 
 
 def find_convention(recommendations, truth, metric, value, tolerance=5e-5, *,

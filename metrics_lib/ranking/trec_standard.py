@@ -11,7 +11,8 @@ Definitions, for one user with ``R`` relevant items (grade at or above
   number of judged non-relevant items ranked above each (at most ``R``),
   over ``min(R, number of judged non-relevant items)``; ``R = 0``: ``empty``.
 * ``iprec_at_recall_<level>`` (``m_iprec_at_recall.c``): the largest
-  precision at any rank whose recall is at least ``level``; ``R = 0``:
+  precision at any rank whose recall is at least ``level`` (the target item
+  of trec_eval 10.0, or of 9.0.8 with ``trec_eval_version=9``); ``R = 0``:
   ``empty``.
 * ``num_ret``, ``num_rel``, ``num_rel_ret`` (``m_num_*.c``): ``N``, ``R`` and
   the relevant items retrieved (in the top ``k`` for ``num_rel_ret@k``,
@@ -33,7 +34,8 @@ from .registry import Metric, TrecMeasure, register
 
 def _trec_batch(kind):
     def batch(tables, k, options):
-        return tables.trec.measure(kind, k, options["relevance_level"])
+        return tables.trec.measure(kind, k, options["relevance_level"],
+                                   version=options.get("trec_eval_version", 10))
     return batch
 
 
@@ -61,7 +63,7 @@ register(Metric(
 register(Metric(
     name="iprec_at_recall", aliases=("iprec_at_recall",),
     per_list=interpolated_precision, batch=_trec_batch("iprec_at_recall"),
-    cutoff="level", table="trec",
+    cutoff="level", table="trec", keywords=("trec_eval_version",),
     trec_eval=(TrecMeasure("iprec_at_recall", "iprec_at_recall_{}",
                            tuple(i / 10 for i in range(11))),)))
 register(Metric(
