@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .ranking import registry
-from .trec import _atof, _atol
+from ._c_numbers import _atof, _atol
 
 
 # Every measure of trec_eval 10.0, in its table's order (measures.c,
