@@ -94,14 +94,25 @@ def _summary_lines(measures, columns, values, n_queries, tag, complete,
     return lines
 
 
+def _sequential_mean(values) -> float:
+    """meas_avg.c ``te_acc_meas_s``/``te_calc_avg_meas_s``: the per-query values
+    added one after the other in query order, then divided by their number.
+
+    Not ``np.mean``, whose pairwise sum can differ in the last bit, which
+    ``%6.4f`` shows when the mean is a tie at the fifth decimal (27 / 12000).
+    """
+    return float(np.cumsum(values)[-1]) / len(values) if len(values) else 0.0
+
+
 def _summary(name, values, complete, grades):
     """The "all" value of one column (meas_avg.c and the measures' own averages)."""
-    if name == "gm_map":
-        return math.exp(np.log(np.maximum(values, _MIN_GEO_MEAN)).mean()) if len(values) else 0.0
+    if name == "gm_map":  # m_gm_map.c: log per query, summed, exp of the mean
+        return math.exp(_sequential_mean(np.log(np.maximum(values, _MIN_GEO_MEAN)))) \
+            if len(values) else 0.0
     if name == "num_rel" and complete:
         # m_num_rel.c te_calc_avg_num_rel: with -c the summary recounts the
         # qrels lines with grade > 0, whatever -l, -J or -M say.
         return int((grades > 0).sum())
     if name in _COUNTS:
         return values.sum()
-    return values.mean() if len(values) else 0.0
+    return _sequential_mean(values)

@@ -59,6 +59,7 @@ from ._cli_measures import (  # noqa: F401  (_TABLE, _TREC_EVAL_MEASURES: tests 
 from ._cli_output import (
     _iprec_as_trec_eval, _query_lines, _summary_lines,
 )
+from . import dropin
 from .ranking import registry
 
 # pandas, pyarrow, metrics_lib.evaluate and metrics_lib.trec are imported by the
@@ -589,6 +590,10 @@ def main(argv=None) -> int:
     if args.run is None:
         parser.error("the qrels and the run file are required")
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+    text = dropin.run(args)  # numpy only; None: the path through evaluate() below
+    if text is not None:
+        _write(out, text, "utf-8")
+        return 0
     notes = []
     try:
         _other_options(args)

@@ -1,0 +1,133 @@
+"""A simple reader of plain TREC files into :class:`TrecArrays` (stand-in).
+
+A stand-in for :mod:`metrics_lib.dropin.reading` (written separately, same
+contract: ``tasks/dropin_contract.md``) until that module is merged; the
+fast path imports ``read_trec_arrays`` in one place only
+(:mod:`metrics_lib.dropin`). It reads blocks of whole lines with
+``bytes.split`` and returns ``None`` for anything that is not a plain file,
+so that the command line falls back to :mod:`metrics_lib.trec`, which reads
+every odd case and names the offending line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["TrecArrays", "read_trec_arrays"]
+
+
+@dataclass(frozen=True)
+class TrecArrays:
+    """Both files as codes: ids sorted by bytes (strcmp order), one code per line."""
+
+    query_ids: np.ndarray
+    doc_ids: np.ndarray
+    run_query: np.ndarray
+    run_doc: np.ndarray
+    run_score: np.ndarray
+    run_tag: str
+    qrels_query: np.ndarray
+    qrels_doc: np.ndarray
+    qrels_grade: np.ndarray
+
+
+_BLOCK = 1 << 22  # bytes per block of whole lines
+# bytes that never occur in a plain file (blank, comment or CR lines, tabs, ...)
+_ODD = (b"\x00", b"\t", b"\r", b"\x0b", b"\x0c", b"  ", b" \n", b"\n ", b"\n\n", b"\n#")
+_SCORE_CHARS = b"0123456789.eE+-"
+_GRADE_CHARS = b"0123456789+-"
+
+
+def _plain(data: bytes) -> bool:
+    """A non-empty UTF-8 block of single-space separated lines ending in newline."""
+    if not data or not data.endswith(b"\n") or data[:1] in (b" ", b"#", b"\n"):
+        return False
+    if data.startswith(b"\xef\xbb\xbf") or any(odd in data for odd in _ODD):
+        return False
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    return True
+
+
+def _blocks(path: str):
+    """Blocks of whole lines of a regular file (None: not a plain regular file)."""
+    with open(path, "rb") as handle:
+        rest = b""
+        while True:
+            chunk = handle.read(_BLOCK)
+            if not chunk:
+                if rest:
+                    yield rest
+                return
+            data = rest + chunk
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                yield data[:cut]
+            rest = data[cut:]
+
+
+def _columns(path: str, width: int):
+    """Per block: the fields as lists, one list per column (None if not plain)."""
+    out = []
+    for block in _blocks(path):
+        if not _plain(block):
+            return None
+        fields = block.split(b" ")
+        lines = block.count(b"\n")
+        # width fields on every line: (width - 1) spaces per line, and each of
+        # the tokens that end a line (every (width - 1)-th) holds a newline
+        if len(fields) != (width - 1) * lines + 1 or \
+                b"".join(fields[width - 1::width - 1]).count(b"\n") != lines:
+            return None
+        fields = block.replace(b"\n", b" ").split(b" ")[:-1]
+        rows = [fields[i::width] for i in range(width)]
+        out.append(rows)
+    return out or None
+
+
+def _numbers(fields: list[bytes], chars: bytes, dtype):
+    """The fields as numbers, or None where one is not a plain number."""
+    if b"".join(fields).translate(None, chars):
+        return None
+    try:
+        return np.array(fields, dtype=bytes).astype(dtype)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _codes(*columns):
+    """Sorted unique ids of every column and each column's codes into them."""
+    values = [np.array(column, dtype=bytes) for column in columns]
+    ids, inverse = np.unique(np.concatenate(values), return_inverse=True)
+    bounds = np.cumsum([0] + [v.size for v in values])
+    return ids, [inverse[a:b].astype(np.int32) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def read_trec_arrays(run_path: str, qrels_path: str) -> TrecArrays | None:
+    """Both files as :class:`TrecArrays`, or None when either is not plain."""
+    for path in (run_path, qrels_path):
+        if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-" \
+                or not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            if handle.read(2) == b"\x1f\x8b":  # gzip
+                return None
+    run = _columns(run_path, 6)
+    qrels = _columns(qrels_path, 4)
+    if run is None or qrels is None:
+        return None
+    join = lambda blocks, i: [f for rows in blocks for f in rows[i]]  # noqa: E731
+    scores = _numbers(join(run, 4), _SCORE_CHARS, np.float64)
+    grades = _numbers(join(qrels, 3), _GRADE_CHARS, np.int64)
+    if scores is None or grades is None:
+        return None
+    query_ids, (run_query, qrels_query) = _codes(join(run, 0), join(qrels, 0))
+    doc_ids, (run_doc, qrels_doc) = _codes(join(run, 2), join(qrels, 2))
+    return TrecArrays(query_ids, doc_ids, run_query, run_doc, scores,
+                      run[-1][5][-1].decode("utf-8"), qrels_query, qrels_doc, grades)
