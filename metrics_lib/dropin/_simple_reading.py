@@ -12,6 +12,7 @@ every odd case and names the offending line.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,7 @@ class TrecArrays:
 _BLOCK = 1 << 22  # bytes per block of whole lines
 # bytes that never occur in a plain file (blank, comment or CR lines, tabs, ...)
 _ODD = (b"\x00", b"\t", b"\r", b"\x0b", b"\x0c", b"  ", b" \n", b"\n ", b"\n\n", b"\n#")
+_ONE_FIELD = re.compile(rb"(?:^|\n)[^ \n]*\n")  # a line without a space
 _SCORE_CHARS = b"0123456789.eE+-"
 _GRADE_CHARS = b"0123456789+-"
 
@@ -72,23 +74,35 @@ def _blocks(path: str):
             rest = data[cut:]
 
 
-def _columns(path: str, width: int):
-    """Per block: the fields as lists, one list per column (None if not plain)."""
+def _columns(path: str, width: int, chars: bytes, dtype):
+    """Query ids, document ids, numbers (score or grade) and the last line's
+    last field of a file of ``width`` fields per line; None if it is not plain."""
     out = []
     for block in _blocks(path):
         if not _plain(block):
             return None
         fields = block.split(b" ")
         lines = block.count(b"\n")
-        # width fields on every line: (width - 1) spaces per line, and each of
-        # the tokens that end a line (every (width - 1)-th) holds a newline
-        if len(fields) != (width - 1) * lines + 1 or \
-                b"".join(fields[width - 1::width - 1]).count(b"\n") != lines:
+        # width fields on every line: (width - 1) spaces per line, and the
+        # tokens that end a line (every (width - 1)-th: "last\nfirst" of the
+        # next line) hold every newline; with no line of one field (two
+        # newlines in one token) that is one newline in each
+        ends = b"\n".join(fields[width - 1::width - 1])
+        if len(fields) != (width - 1) * lines + 1 or ends.count(b"\n") != 2 * lines - 1 \
+                or _ONE_FIELD.search(block):
             return None
-        fields = block.replace(b"\n", b" ").split(b" ")[:-1]
-        rows = [fields[i::width] for i in range(width)]
-        out.append(rows)
-    return out or None
+        ends = ends.split(b"\n")  # last field, first field of the next line, ...
+        # the run's score is its fifth field, the qrels' grade its last
+        numbers = _numbers(fields[4::5] if width == 6 else ends[0::2], chars, dtype)
+        if numbers is None:
+            return None
+        queries = [fields[0]] + ends[1::2]
+        out.append((np.array(queries[:-1], dtype=bytes),
+                    np.array(fields[2::width - 1], dtype=bytes), numbers, ends[-2]))
+        del fields
+    if not out:
+        return None
+    return [np.concatenate([block[i] for block in out]) for i in range(3)] + [out[-1][3]]
 
 
 def _numbers(fields: list[bytes], chars: bytes, dtype):
@@ -103,7 +117,7 @@ def _numbers(fields: list[bytes], chars: bytes, dtype):
 
 def _codes(*columns):
     """Sorted unique ids of every column and each column's codes into them."""
-    values = [np.array(column, dtype=bytes) for column in columns]
+    values = columns
     ids, inverse = np.unique(np.concatenate(values), return_inverse=True)
     bounds = np.cumsum([0] + [v.size for v in values])
     return ids, [inverse[a:b].astype(np.int32) for a, b in zip(bounds[:-1], bounds[1:])]
@@ -118,16 +132,11 @@ def read_trec_arrays(run_path: str, qrels_path: str) -> TrecArrays | None:
         with open(path, "rb") as handle:
             if handle.read(2) == b"\x1f\x8b":  # gzip
                 return None
-    run = _columns(run_path, 6)
-    qrels = _columns(qrels_path, 4)
+    run = _columns(run_path, 6, _SCORE_CHARS, np.float64)
+    qrels = _columns(qrels_path, 4, _GRADE_CHARS, np.int64)
     if run is None or qrels is None:
         return None
-    join = lambda blocks, i: [f for rows in blocks for f in rows[i]]  # noqa: E731
-    scores = _numbers(join(run, 4), _SCORE_CHARS, np.float64)
-    grades = _numbers(join(qrels, 3), _GRADE_CHARS, np.int64)
-    if scores is None or grades is None:
-        return None
-    query_ids, (run_query, qrels_query) = _codes(join(run, 0), join(qrels, 0))
-    doc_ids, (run_doc, qrels_doc) = _codes(join(run, 2), join(qrels, 2))
-    return TrecArrays(query_ids, doc_ids, run_query, run_doc, scores,
-                      run[-1][5][-1].decode("utf-8"), qrels_query, qrels_doc, grades)
+    query_ids, (run_query, qrels_query) = _codes(run[0], qrels[0])
+    doc_ids, (run_doc, qrels_doc) = _codes(run[1], qrels[1])
+    return TrecArrays(query_ids, doc_ids, run_query, run_doc, run[2],
+                      run[3].decode("utf-8"), qrels_query, qrels_doc, qrels[2])

@@ -67,7 +67,30 @@ def _qrels_keys(arrays, index, n_docs):
     return keys, arrays.qrels_grade[order]
 
 
-def _ranking(arrays, index, max_docs):
+def _trec_order(query, doc, score, n_docs):
+    """The lines' positions in trec_eval's order: query, then score descending,
+    then document id descending by bytes (form_res_rels.c ``comp_sim_docno``;
+    codes are in strcmp order).
+
+    One sort of a packed int64 key (query, rank of the score among the
+    distinct scores, document) where it fits in 62 bits, which is about
+    four times faster than ``np.lexsort`` of the three columns.
+    """
+    if query.size == 0:
+        return np.zeros(0, np.intp)
+    levels, rank = np.unique(score, return_inverse=True)
+    n_levels = levels.size
+    if (int(query.max()) + 1) * n_levels * n_docs >= 2**62:
+        return np.lexsort((-doc.astype(np.int64), -score, query))
+    key = query.astype(np.int64) * n_levels
+    key += n_levels - 1 - rank.reshape(-1)
+    del rank
+    key *= n_docs
+    key += n_docs - 1 - doc
+    return np.argsort(key, kind="stable")
+
+
+def _ranking(arrays, index, max_docs, n_docs):
     """Query index and document code of the evaluated run lines in trec_eval's order."""
     query = index[arrays.run_query]
     keep = query >= 0
@@ -75,9 +98,7 @@ def _ranking(arrays, index, max_docs):
         doc, score = arrays.run_doc, arrays.run_score
     else:  # lines of queries not in the qrels: trec_eval ignores them
         query, doc, score = query[keep], arrays.run_doc[keep], arrays.run_score[keep]
-    # score descending, then document id descending by bytes (codes are in
-    # strcmp order): form_res_rels.c's comparison
-    order = np.lexsort((-doc.astype(np.int64), -score, query))
+    order = _trec_order(query, doc, score, n_docs)
     query, doc = query[order], doc[order]
     del order, score
     if max_docs is not None:  # -M: the first max_docs of each query
@@ -100,7 +121,7 @@ def rank_and_join(arrays, *, level, complete, judged_only, max_docs):
     qrels = _qrels_keys(arrays, index, n_docs)
     if qrels is None:
         return None
-    query, doc = _ranking(arrays, index, max_docs)
+    query, doc = _ranking(arrays, index, max_docs, n_docs)
     in_run = np.bincount(query, minlength=queries.size) > 0
     if not complete and not in_run.all():
         return None
