@@ -12,7 +12,6 @@ every odd case and names the offending line.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +37,6 @@ class TrecArrays:
 _BLOCK = 1 << 22  # bytes per block of whole lines
 # bytes that never occur in a plain file (blank, comment or CR lines, tabs, ...)
 _ODD = (b"\x00", b"\t", b"\r", b"\x0b", b"\x0c", b"  ", b" \n", b"\n ", b"\n\n", b"\n#")
-_ONE_FIELD = re.compile(rb"(?:^|\n)[^ \n]*\n")  # a line without a space
 _SCORE_CHARS = b"0123456789.eE+-"
 _GRADE_CHARS = b"0123456789+-"
 
@@ -81,16 +79,16 @@ def _columns(path: str, width: int, chars: bytes, dtype):
     for block in _blocks(path):
         if not _plain(block):
             return None
-        fields = block.split(b" ")
-        lines = block.count(b"\n")
-        # width fields on every line: (width - 1) spaces per line, and the
-        # tokens that end a line (every (width - 1)-th: "last\nfirst" of the
-        # next line) hold every newline; with no line of one field (two
-        # newlines in one token) that is one newline in each
-        ends = b"\n".join(fields[width - 1::width - 1])
-        if len(fields) != (width - 1) * lines + 1 or ends.count(b"\n") != 2 * lines - 1 \
-                or _ONE_FIELD.search(block):
+        # width - 1 spaces between consecutive newlines: width fields per line
+        raw = np.frombuffer(block, np.uint8)
+        spaces = np.searchsorted(np.flatnonzero(raw == 32), np.flatnonzero(raw == 10))
+        if (np.diff(spaces, prepend=0) != width - 1).any():
             return None
+        del raw, spaces
+        fields = block.split(b" ")
+        # the tokens that end a line (every (width - 1)-th) are "last\nfirst"
+        # of two lines
+        ends = b"\n".join(fields[width - 1::width - 1])
         ends = ends.split(b"\n")  # last field, first field of the next line, ...
         # the run's score is its fifth field, the qrels' grade its last
         numbers = _numbers(fields[4::5] if width == 6 else ends[0::2], chars, dtype)
