@@ -41,6 +41,14 @@ knows stops with exit 1 and the closest names of both; evaluate's names are
 refused with a negative ``-l``, whose trec_eval rule (unjudged documents
 count as relevant) is defined for trec_eval's measures only.
 ``tests/test_metric_grammar.py`` checks both doors on every registered name.
+
+Plain files (uncompressed, UTF-8, one space between fields) with trec_eval's
+default measures and the other measures of
+:data:`metrics_lib.dropin.measures.OFFERED` go through
+:mod:`metrics_lib.dropin`, which computes the same values with numpy alone
+(same kernels, no pandas, pyarrow or scipy imported); everything else goes
+through :func:`metrics_lib.evaluate` as described above.
+``tests/test_dropin_fast.py`` compares that path with the binary.
 """
 
 from __future__ import annotations
