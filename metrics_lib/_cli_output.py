@@ -11,9 +11,29 @@ import math
 
 import numpy as np
 
-from ._cli_measures import _COUNTS, _MIN_GEO_MEAN, _role
-
 __all__ = []
+
+# The measures printed and summed as integer counts: those whose registry
+# entry says ``integer`` (metrics_lib._cli_measures checks this copy against
+# the registry when it is imported); kept here so that printing does not
+# import the registry, whose metric modules the numpy-only path never needs.
+_COUNTS = ("num_ret", "num_rel", "num_rel_ret")
+_MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
+
+
+class _Refused(Exception):
+    """An error trec_eval reports with this exit code."""
+
+    def __init__(self, message, code, query=None):
+        super().__init__(message)
+        self.code = code
+        self.query = query  # exit 4: the code of the query where trec_eval stops
+
+
+def _role(column) -> str:
+    """The name that decides how a column prints and sums (its trec_eval measure)."""
+    printed, metric, _ = column
+    return metric if metric in _COUNTS else printed
 
 
 def _iprec_as_trec_eval(values, p, n_rel, n_ret):

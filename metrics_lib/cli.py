@@ -61,18 +61,15 @@ import sys
 import numpy as np
 
 from ._c_numbers import _atol
-from ._cli_measures import (  # noqa: F401  (_TABLE, _TREC_EVAL_MEASURES: tests read them here)
-    _COUNTS, _TABLE, _TREC_EVAL_MEASURES, _Extra, _Refused, _columns, _parse_measures,
-)
 from ._cli_output import (
-    _iprec_as_trec_eval, _query_lines, _summary_lines,
+    _COUNTS, _Refused, _iprec_as_trec_eval, _query_lines, _summary_lines,
 )
 from . import dropin
-from .ranking import registry
 
-# pandas, pyarrow, metrics_lib.evaluate and metrics_lib.trec are imported by the
-# functions of the path through evaluate() that need them: a plain file goes
-# through metrics_lib.dropin (numpy only) and never loads them.
+# The -m grammar (metrics_lib._cli_measures, which imports the metric
+# registry), pandas, pyarrow, metrics_lib.evaluate and metrics_lib.trec are
+# imported by the functions that need them: plain files with the default
+# measures go through metrics_lib.dropin (numpy only) and never load them.
 
 __all__ = ["main", "build_parser"]
 
@@ -293,6 +290,7 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     import pandas as pd
 
     from .evaluate import TIES, evaluate
+    from .ranking import registry
 
     common = dict(user_col="user", item_col="item", score_col="score",
                   relevance_col="relevance", missing="zero",
@@ -523,6 +521,8 @@ def _read(args, notes):
 
 def _options(args):
     """-m, -M and -l as trec_eval reads them (trec_eval.c ``main``: atol)."""
+    from ._cli_measures import _Extra, _parse_measures
+
     measures, notes = _parse_measures(args.measures or ["official"])
     max_docs = None if args.M is None else _atol(args.M)
     if max_docs is not None and max_docs < 0:
@@ -610,6 +610,8 @@ def main(argv=None) -> int:
         if not len(run[2]) and "runid" in measures and args.c and not args.n:
             raise _Refused(f"trec_eval: the run file '{args.run}' has no result line, so "
                            "no run id (trec_eval 10.0 prints uninitialised memory)", 2)
+        from ._cli_measures import _columns
+
         columns = _columns(measures)
         options = dict(level=level, complete=args.c, judged_only=args.J, max_docs=max_docs,
                        query_ids=query_ids)
@@ -647,3 +649,13 @@ def _write(out, text: str, encoding: str) -> None:
         out.flush()
     else:  # pragma: no cover - a replaced sys.stdout without a buffer
         sys.stdout.write(text)
+
+
+def __getattr__(name):
+    # the measure tables, read by tests from here, come from the -m grammar's
+    # module, imported on first use (it loads the metric registry)
+    if name in ("_TABLE", "_TREC_EVAL_MEASURES"):
+        from . import _cli_measures
+
+        return getattr(_cli_measures, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

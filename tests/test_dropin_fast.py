@@ -164,3 +164,31 @@ def test_command_line_imports_no_pandas(tmp_path):
                           text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stderr
+
+
+def test_written_out_tables_match_the_grammar():
+    """The default measures and the count measures, copied to spare the registry import."""
+    from metrics_lib import _cli_measures, _cli_output
+
+    measures, notes = _cli_measures._parse_measures(["official"])
+    assert list(measures.items()) == list(dropin._OFFICIAL.items()) and not notes
+    assert _cli_measures._columns(measures) == dropin._OFFICIAL_COLUMNS
+    registry_counts = tuple(name for name in _cli_measures._TABLE
+                            if name in _cli_measures._TRECS
+                            and _cli_measures._TRECS[name].integer)
+    assert _cli_output._COUNTS == registry_counts
+
+
+def test_default_command_line_does_not_load_the_metric_registry(tmp_path):
+    qrels_path, run_path = write_pair(tmp_path, 13)
+    probe = textwrap.dedent(f"""
+        import sys
+        from metrics_lib.cli import main
+        assert main([{str(qrels_path)!r}, {str(run_path)!r}]) == 0
+        print("LOADED", [m for m in ("metrics_lib.ranking", "metrics_lib._cli_measures")
+                         if m in sys.modules], file=sys.stderr)
+        """)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "LOADED []" in done.stderr
