@@ -643,9 +643,15 @@ def main(argv=None) -> int:
     return 0
 
 
+_SLICE = 1 << 22  # characters encoded and written at a time
+
+
 def _write(out, text: str, encoding: str) -> None:
     if out is not None:
-        out.write(text.encode(encoding))
+        # in slices: 10M run lines with -q print ~100 MB, which need not exist
+        # twice (as text and as bytes)
+        for start in range(0, len(text), _SLICE):
+            out.write(text[start:start + _SLICE].encode(encoding))
         out.flush()
     else:  # pragma: no cover - a replaced sys.stdout without a buffer
         sys.stdout.write(text)
