@@ -114,11 +114,24 @@ def _numbers(fields: list[bytes], chars: bytes, dtype):
 
 
 def _codes(*columns):
-    """Sorted unique ids of every column and each column's codes into them."""
-    values = columns
-    ids, inverse = np.unique(np.concatenate(values), return_inverse=True)
-    bounds = np.cumsum([0] + [v.size for v in values])
-    return ids, [inverse[a:b].astype(np.int32) for a, b in zip(bounds[:-1], bounds[1:])]
+    """Sorted unique ids of every column and each column's codes into them.
+
+    ``np.unique(return_inverse=True)`` with less temporary memory: one
+    argsort, the sorted copy, and int32 codes.
+    """
+    values = np.concatenate(columns)
+    perm = np.argsort(values, kind="stable")
+    ordered = values[perm]
+    del values
+    new = np.empty(ordered.size, bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    ids = ordered[new]
+    del ordered
+    codes = np.empty(perm.size, np.int32)
+    codes[perm] = np.cumsum(new, dtype=np.int32) - 1
+    bounds = np.cumsum([0] + [c.size for c in columns])
+    return ids, [codes[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def read_trec_arrays(run_path: str, qrels_path: str) -> TrecArrays | None:
