@@ -106,7 +106,8 @@ def _trec_order(query, doc, score, n_docs):
 
 
 def _ranking(arrays, index, max_docs, n_docs):
-    """Query index and document code of the evaluated run lines in trec_eval's order."""
+    """Query index and document code of the evaluated run lines in trec_eval's order
+    (after -M), and which evaluated queries the run lists."""
     query = index[arrays.run_query]
     keep = query >= 0
     if keep.all():
@@ -116,11 +117,12 @@ def _ranking(arrays, index, max_docs, n_docs):
     order = _trec_order(query, doc, score, n_docs)
     query, doc = query[order], doc[order]
     del order, score
+    in_run = np.bincount(query, minlength=index.max(initial=-1) + 1) > 0  # before -M
     if max_docs is not None:  # -M: the first max_docs of each query
         rank = np.arange(query.size) - np.searchsorted(query, query)
         keep = rank < max_docs
         query, doc = query[keep], doc[keep]
-    return query, doc
+    return query, doc, in_run
 
 
 def rank_and_join(arrays, *, level, complete, judged_only, max_docs):
@@ -136,8 +138,7 @@ def rank_and_join(arrays, *, level, complete, judged_only, max_docs):
     qrels = _qrels_keys(arrays, index, n_docs)
     if qrels is None:
         return None
-    query, doc = _ranking(arrays, index, max_docs, n_docs)
-    in_run = np.bincount(query, minlength=queries.size) > 0
+    query, doc, in_run = _ranking(arrays, index, max_docs, n_docs)
     if not complete and not in_run.all():
         return None
     keys = query.astype(np.int64) * n_docs + doc
