@@ -30,7 +30,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 TREC_EVAL = pathlib.Path(os.environ.get("TREC_EVAL", ROOT / "_build" / "trec_eval" / "trec_eval"))
 
 OPTIONS = ([], ["-q"], ["-q", "-c"], ["-c"], ["-q", "-l", "2"], ["-q", "-l", "0"],
-           ["-q", "-M", "10"], ["-q", "-M", "3", "-c"], ["-q", "-M", "0"], ["-c", "-M", "0"], ["-q", "-m", "map", "-m", "P.5"],
+           ["-q", "-M", "10"], ["-q", "-M", "3", "-c"], ["-q", "-M", "0"],
+           ["-c", "-M", "0"], ["-q", "-m", "map", "-m", "P.5"],
            ["-q", "-J"], ["-q", "-J", "-c", "-M", "2"], ["-q", "-n"],
            ["-q", "-m", "iprec_at_recall.0.5,1.5,-1", "-m", "recall.3", "-m", "success",
             "-m", "map_cut.2,1000", "-m", "num_q", "-m", "gm_map"],
