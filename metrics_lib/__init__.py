@@ -211,7 +211,7 @@ _SUBMODULES = frozenset({
     "batch", "beyond", "classification", "comparison", "conventions", "counterfactual", "datasets",
     "explain",
     "experiments", "interleaving", "online", "ranking", "ranks", "rating", "significance",
-    "trec", "trec_measures", "cli", "dask_support",
+    "trec", "trec_measures", "cli", "dropin", "dask_support",
 })
 
 

@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 from .ranking import registry
-from .trec import _atof, _atol
+from ._c_numbers import _atof, _atol
+from ._cli_output import _COUNTS, _Refused, _role  # noqa: F401  (read from here too)
 
 
 # Every measure of trec_eval 10.0, in its table's order (measures.c,
@@ -42,12 +43,13 @@ _TABLE.update((name, _TRECS[name].default if "{}" in _TRECS[name].library
               for name in _TREC_EVAL_ORDER if name in _TRECS)
 _OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
              "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")
-_COUNTS = tuple(name for name in _TABLE if name in _TRECS and _TRECS[name].integer)
+if _COUNTS != tuple(name for name in _TABLE if name in _TRECS and _TRECS[name].integer):
+    raise RuntimeError("metrics_lib._cli_output._COUNTS differs from the registry's integer "
+                       "trec_eval measures")  # pragma: no cover - a registry change
 # measures with cut-offs -> library name pattern (iprec_at_recall's levels apart)
 _CUT_LIBRARY = {name: _TRECS[name].library for name in _TABLE
                 if name in _TRECS and "{}" in _TRECS[name].library
                 and registry.trec_measure(name)[0].cutoff != "level"}
-_MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
 
 
 # measures.c, trec_names ("-m all_trec"): the ones offered here are computed,
@@ -58,15 +60,6 @@ _ALL_TREC = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref rec
              "binG G set_P set_recall set_relative_P set_map set_F "
              "num_nonrel_judged_ret").split()
 _NICKNAMES = {"official": _OFFICIAL, "all_trec": tuple(n for n in _ALL_TREC if n in _TABLE)}
-
-
-class _Refused(Exception):
-    """An error trec_eval reports with this exit code."""
-
-    def __init__(self, message, code, query=None):
-        super().__init__(message)
-        self.code = code
-        self.query = query  # exit 4: the code of the query where trec_eval stops
 
 
 def _offered() -> str:
@@ -238,9 +231,3 @@ def _library_metric(kind: str, k) -> tuple[str, float | None]:
         if (k is None) != ("{}" in measure.library):
             return measure.library.format(k), None
     return metric.display_name + ("" if k is None else f"@{k}"), None
-
-
-def _role(column) -> str:
-    """The name that decides how a column prints and sums (its trec_eval measure)."""
-    printed, metric, _ = column
-    return metric if metric in _COUNTS else printed

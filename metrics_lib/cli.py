@@ -41,6 +41,14 @@ knows stops with exit 1 and the closest names of both; evaluate's names are
 refused with a negative ``-l``, whose trec_eval rule (unjudged documents
 count as relevant) is defined for trec_eval's measures only.
 ``tests/test_metric_grammar.py`` checks both doors on every registered name.
+
+Plain files (uncompressed, UTF-8, one space between fields) with trec_eval's
+default measures and the other measures of
+:data:`metrics_lib.dropin.measures.OFFERED` go through
+:mod:`metrics_lib.dropin`, which computes the same values with numpy alone
+(same kernels, no pandas, pyarrow or scipy imported); everything else goes
+through :func:`metrics_lib.evaluate` as described above.
+``tests/test_dropin_fast.py`` compares that path with the binary.
 """
 
 from __future__ import annotations
@@ -51,15 +59,17 @@ import os
 import sys
 
 import numpy as np
-import pandas as pd
 
-from .evaluate import TIES, evaluate
-from ._cli_measures import (  # noqa: F401  (_TABLE, _TREC_EVAL_MEASURES: tests read them here)
-    _COUNTS, _MIN_GEO_MEAN, _TABLE, _TREC_EVAL_MEASURES, _Extra, _Refused, _columns,
-    _parse_measures, _role,
+from ._c_numbers import _atol
+from ._cli_output import (
+    _COUNTS, _Refused, _iprec_as_trec_eval, _query_lines, _summary_lines,
 )
-from .ranking import registry
-from .trec import _atol, _qrels_columns, _run_columns, _source
+from . import dropin
+
+# The -m grammar (metrics_lib._cli_measures, which imports the metric
+# registry), pandas, pyarrow, metrics_lib.evaluate and metrics_lib.trec are
+# imported by the functions that need them: plain files with the default
+# measures go through metrics_lib.dropin (numpy only) and never load them.
 
 __all__ = ["main", "build_parser"]
 
@@ -277,6 +287,11 @@ def _cut_ranking(users, items, scores, max_docs):
 
 def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     """{library metric: per-user Series} from :func:`evaluate`."""
+    import pandas as pd
+
+    from .evaluate import TIES, evaluate
+    from .ranking import registry
+
     common = dict(user_col="user", item_col="item", score_col="score",
                   relevance_col="relevance", missing="zero",
                   ties="numeric_desc" if "numeric_desc" in TIES else "item_desc")
@@ -296,20 +311,6 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
         frame = evaluate(recs, truth, graded, relevance_level=1, **common)
         values.update({m: frame[m] for m in graded})
     return values
-
-
-def _iprec_as_trec_eval(values, p, n_rel, n_ret):
-    """m_iprec_at_recall.c around a level's values: levels outside [0, 1], and 0/0.
-
-    The target is the ``lround(p * R)``-th relevant document: above 1 it is
-    reached only when ``lround(p * R) == R`` (then level 1's value, else 0).
-    A query with no document ranked (``-J``, ``-M 0``) starts from precision
-    0/0, which stays the value of targets <= 0: NaN (printed ``-nan``).
-    """
-    aim = np.floor(p * n_rel + 0.5) if p > 0 else np.zeros(n_rel.size)
-    if p > 1:
-        values = np.where(aim == n_rel, values, 0.0)
-    return np.where((n_ret == 0) & (aim <= 0), np.nan, values)
 
 
 def _lround(x: float) -> int:
@@ -403,6 +404,8 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
 
     The index holds the query codes, in trec_eval's order.
     """
+    import pandas as pd
+
     users, items, scores = run
     q_users, q_items, grades = qrels
     queries = np.unique(q_users)  # sorted codes = strcmp order
@@ -485,6 +488,8 @@ def _lenient_note(name: str, what: str, lenient) -> str | None:
 
 def _read(args, notes):
     """Both files as trec_eval reads them: code arrays, grades, scores, tag, ids."""
+    from .trec import _qrels_columns, _run_columns, _source
+
     if args.qrels == "-" and not os.path.isfile("-"):
         # get_qrels.c fopen()s the name: '-' is a file name there, not stdin
         raise _Refused("trec_eval.get_qrels: Cannot read qrels file '-' (trec_eval 10.0 "
@@ -516,6 +521,8 @@ def _read(args, notes):
 
 def _options(args):
     """-m, -M and -l as trec_eval reads them (trec_eval.c ``main``: atol)."""
+    from ._cli_measures import _Extra, _parse_measures
+
     measures, notes = _parse_measures(args.measures or ["official"])
     max_docs = None if args.M is None else _atol(args.M)
     if max_docs is not None and max_docs < 0:
@@ -580,60 +587,6 @@ def _evaluate_until_stop(run, qrels, columns, options, partial):
             stop, first = error.query, error
 
 
-def _text(value, role) -> str:
-    """One value as meas_print_single.c / meas_print_final.c print it (``role``: its measure)."""
-    if isinstance(value, str):
-        return value
-    if value != value:  # glibc's "%6.4f" of 0.0/0.0 on x86-64
-        return "  -nan"
-    if role in _COUNTS:
-        return str(int(value))
-    return f"{value:6.4f}"
-
-
-def _line(name, qid, value, role=None) -> str:
-    """One output line, as meas_print_single.c / meas_print_final.c print it.
-
-    ``role``: the trec_eval measure whose format applies, if not ``name``.
-    """
-    return f"{name:<22}\t{qid}\t{_text(value, role or name)}\n"
-
-
-def _column_texts(values, role) -> list[str]:
-    """:func:`_text` of every value of one column; a plain loop for float measures."""
-    if values.dtype.kind != "f" or role in _COUNTS:
-        return [_text(value, role) for value in values.tolist()]
-    texts = [f"{value:6.4f}" for value in values.tolist()]
-    for i in np.flatnonzero(np.isnan(values)).tolist():
-        texts[i] = "  -nan"
-    return texts
-
-
-def _query_lines(result, columns, query_ids) -> list[str]:
-    """The -q lines: every query (in strcmp order of the ids), every column but gm_map."""
-    shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
-    prefixes = [f"{columns[position][0]:<22}\t" for position in shown]
-    # one column at a time: formatting 10^5-10^6 values is most of -q's cost
-    texts = [_column_texts(result[position].to_numpy(), _role(columns[position]))
-             for position in shown]
-    ids = [query_ids[code] for code in result.index.tolist()]
-    return [f"{prefix}{qid}\t{text}\n"
-            for qid, row in zip(ids, zip(*texts)) for prefix, text in zip(prefixes, row)]
-
-
-def _summary(name, values, complete, grades):
-    """The "all" value of one column (meas_avg.c and the measures' own averages)."""
-    if name == "gm_map":
-        return math.exp(np.log(np.maximum(values, _MIN_GEO_MEAN)).mean()) if len(values) else 0.0
-    if name == "num_rel" and complete:
-        # m_num_rel.c te_calc_avg_num_rel: with -c the summary recounts the
-        # qrels lines with grade > 0, whatever -l, -J or -M say.
-        return int((grades > 0).sum())
-    if name in _COUNTS:
-        return values.sum()
-    return values.mean() if len(values) else 0.0
-
-
 def main(argv=None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     if words and words[0] in ("explain", "find"):  # the explainer (its own grammar)
@@ -649,6 +602,10 @@ def main(argv=None) -> int:
     if args.run is None:
         parser.error("the qrels and the run file are required")
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+    text = dropin.run(args)  # numpy only; None: the path through evaluate() below
+    if text is not None:
+        _write(out, text, "utf-8")
+        return 0
     notes = []
     try:
         _other_options(args)
@@ -657,13 +614,18 @@ def main(argv=None) -> int:
         if not len(run[2]) and "runid" in measures and args.c and not args.n:
             raise _Refused(f"trec_eval: the run file '{args.run}' has no result line, so "
                            "no run id (trec_eval 10.0 prints uninitialised memory)", 2)
+        from ._cli_measures import _columns
+
         columns = _columns(measures)
         options = dict(level=level, complete=args.c, judged_only=args.J, max_docs=max_docs,
                        query_ids=query_ids)
         result, stop = _evaluate_until_stop(run, qrels, columns, options, args.q)
         if stop is not None:
             if result is not None:
-                _write(out, "".join(_query_lines(result, columns, query_ids)), encoding)
+                _write(out, "".join(_query_lines(
+                    [result[position].to_numpy() for position in range(len(columns))],
+                    [query_ids[code] for code in result.index.tolist()], columns)),
+                    encoding)
             raise stop
     except _Refused as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
@@ -675,24 +637,35 @@ def main(argv=None) -> int:
         if note:
             print(f"{parser.prog}: {note}", file=sys.stderr)
     # codes are in strcmp order of the query ids: trec_eval's query order
-    lines = _query_lines(result, columns, query_ids) if args.q else []
+    values = [result[position].to_numpy() for position in range(len(columns))]
+    ids = [query_ids[code] for code in result.index.tolist()]
+    lines = _query_lines(values, ids, columns) if args.q else []
     if not args.n:
-        if "runid" in measures:
-            lines.append(_line("runid", "all", tag))  # the last line's tag, as trec_eval
-        if "num_q" in measures:
-            lines.append(_line("num_q", "all", str(len(result))))
-        for position, column in enumerate(columns):
-            values = result[position].to_numpy(float)
-            role = _role(column)
-            lines.append(_line(column[0], "all", _summary(role, values, args.c, qrels[2]),
-                               role))
+        lines += _summary_lines(measures, columns, values, len(result), tag, args.c,
+                                qrels[2])
     _write(out, "".join(lines), encoding)
     return 0
 
 
+_SLICE = 1 << 22  # characters encoded and written at a time
+
+
 def _write(out, text: str, encoding: str) -> None:
     if out is not None:
-        out.write(text.encode(encoding))
+        # in slices: 10M run lines with -q print ~100 MB, which need not exist
+        # twice (as text and as bytes)
+        for start in range(0, len(text), _SLICE):
+            out.write(text[start:start + _SLICE].encode(encoding))
         out.flush()
     else:  # pragma: no cover - a replaced sys.stdout without a buffer
         sys.stdout.write(text)
+
+
+def __getattr__(name):
+    # the measure tables, read by tests from here, come from the -m grammar's
+    # module, imported on first use (it loads the metric registry)
+    if name in ("_TABLE", "_TREC_EVAL_MEASURES"):
+        from . import _cli_measures
+
+        return getattr(_cli_measures, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

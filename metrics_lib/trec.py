@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import math
 import os
 import re
 import sys
@@ -54,59 +53,15 @@ import sys
 import numpy as np
 import pandas as pd
 
+# _ATOF: tests/test_trec_cli_grammar.py reads it here
+from ._c_numbers import _ATOF, _atof, _atol  # noqa: F401
+
 __all__ = ["read_trec_run", "read_trec_qrels"]
 
 _RUN_FIELDS = ("user", "q0", "item", "rank", "score", "run")
 _QRELS_FIELDS = ("user", "iteration", "item", "relevance")
 # A grade as atol reads it, restricted to plain decimal notation.
 _GRADE = re.compile(rb"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)$")
-# The longest prefix that C's strtod (so atof) reads, glibc's grammar: decimal
-# or hexadecimal (with a binary exponent) floating point, inf, infinity, nan.
-_ATOF = re.compile(rb"""[ \t\n\v\f\r]*(?P<number>[+-]?(?:
-      0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?[0-9]+)?
-    | (?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?
-    | inf(?:inity)?
-    | nan(?:\([0-9a-z_]*\))?))""", re.X | re.I)
-_ATOL = re.compile(rb"[ \t\n\v\f\r]*(?P<number>[+-]?[0-9]+)")
-_LONG_MAX = 2**63 - 1  # strtol (so glibc's atol) saturates at LONG_MAX, LONG_MIN
-
-
-def _atof(text) -> float:
-    """C's ``atof`` (``strtod``): the number at the start of ``text``, else 0.0.
-
-    ``"5abc"`` is 5.0, ``"abc"`` 0.0, ``"0x1p3"`` 8.0, ``"1e400"`` inf: what
-    trec_eval reads from a run's score field (``get_trec_results.c``).
-    Decimal and hexadecimal digits are both rounded to nearest, as glibc does.
-    """
-    if isinstance(text, str):
-        text = text.encode("utf-8", "surrogateescape")
-    match = _ATOF.match(text)
-    if match is None:
-        return 0.0
-    number = match.group("number").decode("ascii").lower()
-    if "x" in number:
-        try:
-            return float.fromhex(number)
-        except OverflowError:  # strtod gives HUGE_VAL
-            return -math.inf if number.startswith("-") else math.inf
-    if "nan" in number:
-        return math.nan
-    return float(number)
-
-
-def _atol(text) -> int:
-    """C's ``atol`` (``strtol``, base 10): the leading integer of ``text``, else 0.
-
-    ``"2.7"`` is 2, ``"1e2"`` 1, ``"+3"`` 3, ``"abc"`` 0: how trec_eval reads a
-    qrels grade (``get_qrels.c``) and the values of ``-l``, ``-M`` and of
-    cut-off parameters (``trec_eval.c``, ``meas_init.c``).
-    """
-    if isinstance(text, str):
-        text = text.encode("utf-8", "surrogateescape")
-    match = _ATOL.match(text)
-    if match is None:
-        return 0
-    return max(-_LONG_MAX - 1, min(_LONG_MAX, int(match.group("number"))))
 
 
 def _strict_score(field: bytes):
