@@ -325,11 +325,6 @@ def _blocks(path, n_fields: int):
 
     Raises _NotPlain for a file that is not plain (module notes).
     """
-    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
-        raise _NotPlain
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise _NotPlain  # the fallback reader names the missing file
     with open(path, "rb") as handle:
         data = handle.read(_BLOCK)
         if not data or data.startswith((b"\x1f\x8b", b"\xef\xbb\xbf")):
@@ -353,35 +348,44 @@ def _blocks(path, n_fields: int):
             data = tail + more
 
 
-def _size(path) -> int:
-    return os.stat(os.fspath(path)).st_size + 1
+def _path(path) -> tuple[str, int]:
+    """A regular file's name and size, else _NotPlain (the fallback names the problem)."""
+    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
+        raise _NotPlain
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise _NotPlain
+    return path, os.stat(path).st_size
 
 
 def _read_run(path):
     """(query column, doc column, scores, last tag) of a plain run, else _NotPlain."""
-    n_max = _size(path) // 12 + 1  # the shortest line: "a b c d e f\n"
+    path, n_bytes = _path(path)
+    n_max = n_bytes // 12 + 1  # the shortest line: "a b c d e f\n"
     queries, docs = _Column(n_max), _Column(n_max)
-    scores, size, tag = np.empty(n_max), 0, ""
+    scores, size, tag = np.empty(n_max), 0, ""  # size: lines so far
     for block in _blocks(path, 6):
-        fields = [_field(block, k) for k in (0, 2, 4, 5)]
+        fields = [_field(block, k) for k in (0, 2, 4)]
         if any(field is None for field in fields):
             raise _NotPlain
-        (query, _), (doc, _), (score, _), (last, length) = fields
+        (query, _), (doc, _), (score, _) = fields
         values = _scores(score.T)
-        if values is None:
+        if values is None or size + len(values) > n_max:  # (a file that grew)
             raise _NotPlain
         scores[size:size + len(values)] = values
         size += len(values)
         queries.add(*_runs(_as_s(query)))
         docs.add(_as_s(doc), np.arange(len(doc), dtype=np.int32))
-        tag = last[-1, :length[-1]].tobytes().decode("utf-8")
+        buf, sep = block  # the tag (any length) of the block's last line
+        tag = buf[sep[-1, 4] + 1:sep[-1, 5]].tobytes().decode("utf-8")
     scores.resize(size, refcheck=False)
     return queries, docs, scores, tag
 
 
 def _read_qrels(path):
     """(query column, doc column, grades) of a plain qrels file, else _NotPlain."""
-    n_max = _size(path) // 8 + 1  # the shortest line: "a b c d\n"
+    path, n_bytes = _path(path)
+    n_max = n_bytes // 8 + 1  # the shortest line: "a b c d\n"
     queries, docs = _Column(n_max), _Column(n_max)
     grades, size = np.empty(n_max, np.int64), 0
     for block in _blocks(path, 4):
@@ -390,7 +394,7 @@ def _read_qrels(path):
             raise _NotPlain
         (query, _), (doc, _), (grade, _) = fields
         values = _grades(grade.T)
-        if values is None:
+        if values is None or size + len(values) > n_max:
             raise _NotPlain
         grades[size:size + len(values)] = values
         size += len(values)
