@@ -1,7 +1,7 @@
 """Plain TREC run and qrels files read straight into numpy arrays (the drop-in's fast path).
 
 :func:`read_trec_arrays` reads a run and a qrels file that are *plain* (see
-below) in bounded blocks of 16 MiB cut at a newline, with vectorised numpy
+below) in bounded blocks of 1 MiB cut at a newline, with vectorised numpy
 code only: no Python object per line, no pandas, pyarrow or scipy. Ids are
 kept as bytes (``S`` arrays sorted bytewise, so that a code order is
 trec_eval's ``strcmp`` order) and lines as int32 codes into them; scores are
@@ -32,9 +32,9 @@ import numpy as np
 
 __all__ = ["TrecArrays", "read_trec_arrays"]
 
-_BLOCK = 1 << 22  # bytes read at a time; a block is cut after its last newline
+_BLOCK = 1 << 20  # bytes read at a time; a block is cut after its last newline
 _MAX_ID = 256  # longer ids -> None (a fixed-width S array pads every id to the longest)
-_PENDING = 1 << 24  # bytes of id pieces a column holds before merging them
+_PENDING = 1 << 23  # bytes of id pieces a column holds before merging them
 _NEWLINE, _SPACE = 10, 32
 
 
@@ -229,19 +229,22 @@ def _unique(tokens: np.ndarray):
     while prefix < width and (chars[:, prefix] == chars[0, prefix]).all():
         prefix += 1
     rest = chars[:, prefix:]
-    present = np.bincount(rest.ravel(), minlength=256) > 0
+    present = np.zeros(256, bool)
+    for column in rest.T:
+        present |= np.bincount(column, minlength=256) > 0
     rank = (np.cumsum(present) - 1).astype(np.uint64)
     bits = max(1, int(present.sum() - 1).bit_length())
     position_bits = max(1, (n - 1).bit_length())
     if (width - prefix) * bits + position_bits <= 64:
-        key = np.zeros(n, np.uint64)
+        key, ranks = np.zeros(n, np.uint64), np.empty(n, np.uint64)
         for column in rest.T:
             key <<= np.uint64(bits)
-            key |= rank[column]
+            key |= np.take(rank, column, out=ranks)
         key <<= np.uint64(position_bits)
         key |= np.arange(n, dtype=np.uint64)
         key.sort()
-        order = (key & np.uint64((1 << position_bits) - 1)).astype(np.intp)
+        order = np.bitwise_and(key, np.uint64((1 << position_bits) - 1), out=ranks)
+        order = order.view(np.int64)
         key >>= np.uint64(position_bits)
     elif width - prefix <= 8:
         padded = np.zeros((n, 8), np.uint8)
@@ -423,7 +426,7 @@ def read_trec_arrays(run_path, qrels_path) -> TrecArrays | None:
 
     Notes
     -----
-    Files are read in blocks of 4 MiB; the lines are never held as Python
+    Files are read in blocks of 1 MiB; the lines are never held as Python
     objects. Both vocabularies are the union over run and qrels, sorted
     bytewise: code order is trec_eval's ``strcmp`` order.
 
