@@ -286,3 +286,27 @@ def test_import_needs_only_numpy():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_vocabulary_merged_while_reading(tmp_path, monkeypatch):
+    """Pieces merged several times during the read (a big file's path) give the
+    same codes; merges get rarer as the merged vocabulary grows."""
+    rng = np.random.default_rng(5)
+    run = b"".join(b"q%d Q0 doc%d %d %d r\n" % (i // 50, rng.integers(0, 400), i, i % 7)
+                   for i in range(3000))
+    qrels = b"".join(b"q%d 0 doc%d 1\n" % (q, d) for q in range(60) for d in range(0, 500, 97))
+    whole = check(tmp_path, run, qrels, plain=True)
+    calls = []
+    original = reading._merge
+
+    def spy(*columns):
+        calls.append(len(columns))
+        return original(*columns)
+
+    monkeypatch.setattr(reading, "_merge", spy)
+    monkeypatch.setattr(reading, "_BLOCK", 300)
+    monkeypatch.setattr(reading, "_PENDING", 100)
+    merged = check(tmp_path, run, qrels, plain=True)
+    assert 4 < calls.count(1) < 200  # 600 blocks of the run
+    for field in ("query_ids", "doc_ids", "run_query", "run_doc", "qrels_query", "qrels_doc"):
+        assert np.array_equal(getattr(whole, field), getattr(merged, field)), field

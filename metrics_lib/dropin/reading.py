@@ -274,9 +274,10 @@ def _runs(tokens: np.ndarray):
 class _Column:
     """Codes of one id column, block by block, with the pieces of its vocabulary.
 
-    Each block adds a piece (values) and local codes into it. When the pieces
-    pass ``_PENDING`` bytes they are merged into one sorted piece (so that a
-    big file never holds its ids as one array per line); :func:`_merge` then
+    Each block adds a piece (values) and local codes into it. When the new
+    pieces pass ``_PENDING`` bytes and the size of the merged piece, they are
+    merged into one sorted piece (so that a big file never holds its ids as
+    one array per line); :func:`_merge` then
     turns every code into a code of the union of all columns' pieces.
     """
 
@@ -285,7 +286,7 @@ class _Column:
         # written are never resident, and finish() shrinks the array in place
         self.codes = np.empty(n_max, np.int32)
         self.pieces = []  # (first line, end line, values)
-        self.size = self.pending = 0
+        self.size = self.pending = self.merged = 0  # bytes of new pieces, of the merged one
 
     def add(self, values: np.ndarray, codes: np.ndarray) -> None:
         end = self.size + len(codes)
@@ -293,9 +294,11 @@ class _Column:
         self.pieces.append((self.size, end, values))
         self.size = end
         self.pending += values.nbytes
-        if self.pending > _PENDING and len(self.pieces) > 1:
+        # merge when the new pieces outgrow the merged one: each merge rewrites
+        # every code so far, so merges must get rarer as the vocabulary grows
+        if self.pending > max(_PENDING, self.merged) and len(self.pieces) > 1:
             self.pieces = [(0, self.size, _merge(self))]
-            self.pending = self.pieces[0][2].nbytes
+            self.pending, self.merged = 0, self.pieces[0][2].nbytes
 
     def finish(self) -> np.ndarray:
         self.codes.resize(self.size, refcheck=False)  # shrink in place: no copy
