@@ -310,3 +310,29 @@ def test_vocabulary_merged_while_reading(tmp_path, monkeypatch):
     assert 4 < calls.count(1) < 200  # 600 blocks of the run
     for field in ("query_ids", "doc_ids", "run_query", "run_doc", "qrels_query", "qrels_doc"):
         assert np.array_equal(getattr(whole, field), getattr(merged, field)), field
+
+
+@pytest.mark.parametrize("case", ["digits", "prefix", "wide-bytes", "long", "same", "one"])
+def test_unique_is_numpys_unique(case):
+    """The three sorting paths of reading._unique (packed ranks, 8-byte keys,
+    np.unique) against np.unique: same sorted values, same inverse."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    if case == "digits":  # packed ranks
+        values = [str(v).encode() for v in rng.integers(0, 10**6, n)]
+    elif case == "prefix":
+        values = [b"clueweb09-en00%02d-%d" % (a, b) for a, b in rng.integers(0, 40, (n, 2))]
+    elif case == "wide-bytes":  # <= 8 bytes of ~250 byte values: 8-byte keys
+        values = [bytes(rng.integers(1, 256, int(rng.integers(1, 9))).tolist()) for _ in range(n)]
+        values += values[:500]
+    elif case == "long":  # np.unique
+        values = [bytes(rng.integers(1, 256, int(rng.integers(9, 30))).tolist()) for _ in range(n)]
+    elif case == "same":
+        values = [b"d1"] * 10
+    else:
+        values = [b"x"]
+    tokens = np.array(values, dtype="S")
+    vocab, inverse = reading._unique(tokens)
+    want_vocab, want_inverse = np.unique(tokens, return_inverse=True)
+    assert vocab.tolist() == want_vocab.tolist()
+    assert inverse.dtype == np.int32 and inverse.tolist() == want_inverse.ravel().tolist()

@@ -18,9 +18,18 @@ as a decimal number (``[+-]digits[.digits][e[+-]digits]``, ``.5`` and
 ``5.`` included), a grade as ``[+-]digits[.digits]``. The last line may
 lack its ``"\\n"``. On these fields C's ``atof``/``atol`` (what trec_eval
 uses, ``get_trec_results.c``, ``get_qrels.c``) and this reader give the same
-numbers: a score is the correctly rounded value of its decimal text (Python's
-``float``, which numpy's cast from ``S`` uses, and glibc's ``strtod`` both
-round correctly), a grade the integer before its dot.
+numbers: a score is the correctly rounded value of its decimal text (glibc's
+``strtod`` rounds correctly; this reader divides two exact integers when the
+text has at most 15 digits and no exponent, else casts with numpy, whose
+values are compared with Python's ``float`` in tests/test_dropin_reading.py),
+a grade the integer before its dot.
+
+Memory: the lines become int32 codes and float64 scores written into arrays
+sized from the file (pages never written are never resident); ids are kept
+per block as small sorted pieces, merged when they outgrow the merged
+vocabulary, so a block's temporaries (a few MiB) and one merge bound the
+peak. On 10,000,000 run lines (346 MB) the reader peaks at about 410-470 MiB
+and holds 242 MiB after it returns (192 MiB of arrays).
 """
 
 from __future__ import annotations
@@ -277,9 +286,9 @@ class _Column:
 
     Each block adds a piece (values) and local codes into it. When the new
     pieces pass ``_PENDING`` bytes and the size of the merged piece, they are
-    merged into one sorted piece (so that a big file never holds its ids as
-    one array per line); :func:`_merge` then
-    turns every code into a code of the union of all columns' pieces.
+    merged into one sorted piece, so that a big file never holds one id per
+    line; :func:`_merge` at the end turns every code into a code of the union
+    of all columns' pieces.
     """
 
     def __init__(self, n_max: int):
