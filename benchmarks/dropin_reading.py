@@ -119,8 +119,8 @@ def table(results: dict[int, dict], repeats: int) -> str:
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs "
              f"shared with other jobs; median of {repeats} alternating fresh processes. "
              "read: the call alone; wall and CPU (user + system, less disturbed by the "
-             "other jobs): the whole child (Python start and imports included); peak: maximum resident set size; numpy: a child that only "
-             "imports numpy.", "",
+             "other jobs): the whole child (Python start and imports included); peak: "
+             "maximum resident set size; numpy: a child that only imports numpy.", "",
              "| run lines | new read s | old read s | speed-up | new wall s | old wall s | "
              "new CPU s | old CPU s | numpy CPU s | new peak MiB | old peak MiB | "
              "numpy peak MiB | same values | load |",
@@ -141,7 +141,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--scratch", default=os.path.join(tempfile.gettempdir(), "dropin_benchmark"))
+    parser.add_argument("--scratch",
+                        default=os.path.join(tempfile.gettempdir(), "dropin_benchmark"))
     parser.add_argument("--out", default=None, help="also write the table to this file")
     args = parser.parse_args()
     scratch = pathlib.Path(args.scratch)
