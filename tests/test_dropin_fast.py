@@ -141,12 +141,22 @@ def test_main_takes_the_fast_path_and_writes_its_text(tmp_path, capsysbinary, mo
     assert capsysbinary.readouterr().out.decode() == expected
 
 
+def test_a_last_line_without_newline_is_read_as_trec_eval_reads_it(tmp_path, binary):
+    # trec_eval adds the missing "\n" itself (get_trec_results.c, get_qrels.c)
+    qrels_path, run_path = write_pair(tmp_path, 3)
+    run_path.write_bytes(run_path.read_bytes().rstrip(b"\n"))
+    qrels_path.write_bytes(qrels_path.read_bytes().rstrip(b"\n"))
+    code, expected = _reference(binary, ["-q"], qrels_path, run_path)
+    assert code == 0
+    assert _fast(["-q"], qrels_path, run_path) == expected
+
+
 def test_odd_files_are_left_to_the_other_path(tmp_path):
     qrels_path, run_path = write_pair(tmp_path, 3)
     plain = run_path.read_bytes()
     for odd in (plain.replace(b" ", b"\t", 1), plain.replace(b"\n", b"\r\n"),
                 b"# comment\n" + plain, plain + b"\n", plain.replace(b" Q0 ", b" Q0  ", 1),
-                plain.rstrip(b"\n"), plain.replace(b" tagA\n", b"\n", 1),
+                plain.replace(b" tagA\n", b"\n", 1),
                 plain.replace(b" tagA\n", b" tagA extra\n", 1), b"\xef\xbb\xbf" + plain):
         run_path.write_bytes(odd)
         assert _fast(["-q"], qrels_path, run_path) is None, odd[:80]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .._c_numbers import _atol
 from .._cli_output import _Refused, _query_lines, _summary_lines
-from ._simple_reading import read_trec_arrays  # the one import of the reader
+from .reading import read_trec_arrays  # the one import of the reader
 from .measures import OFFERED, query_values, rank_and_join
 
 __all__ = ["run"]
@@ -79,7 +79,7 @@ def run(args) -> str | None:
     -------
     str or None
         The text trec_eval 10.0 prints, or ``None`` when the files are not
-        plain (see :mod:`metrics_lib.dropin._simple_reading`) or the options
+        plain (see :mod:`metrics_lib.dropin.reading`) or the options
         ask for something this path does not compute.
     """
     options = _options(args)
