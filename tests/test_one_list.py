@@ -114,3 +114,58 @@ def test_planted_bug_is_caught(bug, tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == 1, out
     assert "page" in out and "metrics_lib" in out
+
+
+ACTIVE = """() => { const a = document.activeElement;
+  return a && a.closest('#one-list') ? a.getAttribute('aria-label') || a.textContent : null; }"""
+
+
+def test_keyboard_keeps_focus(tmp_path):
+    """A reader without a mouse edits the list: after each key the focus stays on the
+    control they used (or, after a removal, the next item's), not back at the page top,
+    and the table follows the edit. Served with today's _static/one-list.js."""
+    _need_build()
+    import functools
+    import http.server
+    import threading
+
+    import check_book
+    from playwright.sync_api import sync_playwright
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    order = "() => [...document.querySelectorAll('.one-list-items code')].map(c => c.textContent)"
+    ndcg = ("() => document.querySelector('.one-list-table tbody tr')"
+            ".querySelectorAll('td')[4].firstChild.textContent")
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1366, "height": 900})
+            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
+                path=str(SCRIPT), content_type="text/javascript"))
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
+                      wait_until="load")
+            page.focus('[aria-label="move down d1"]')
+            page.keyboard.press("Enter")
+            page.keyboard.press("Enter")
+            moved = (page.evaluate(order), page.evaluate(ACTIVE))
+            before = page.evaluate(ndcg)
+            page.focus('[aria-label="grade of d3"]')
+            page.keyboard.press("ArrowDown")  # grade 1 -> 2
+            graded = (page.evaluate(ACTIVE), page.evaluate(ndcg))
+            page.focus('[aria-label="score of d4"]')
+            page.keyboard.press("Tab")
+            tabbed = page.evaluate(ACTIVE)
+            page.focus('[aria-label="remove d4"]')
+            page.keyboard.press("Space")
+            removed = (page.evaluate(order), page.evaluate(ACTIVE))
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert moved == (["d2", "d10", "d1", "d3", "d4", "d5"], "move down d1")
+    assert graded[0] == "grade of d3" and graded[1] != before
+    assert tabbed == "grade of d4"
+    assert removed == (["d2", "d10", "d1", "d3", "d5"], "remove d5")
