@@ -248,12 +248,15 @@
     return node;
   }
 
-  // A whole-number field; `set` gets the value, then the page is drawn again.
-  function number(labelText, current, min, set, render) {
+  // A whole-number field; `set` gets the value, then the table is drawn again (the field
+  // stays, and keeps the focus a Tab gave the next control); a value refused is undone.
+  function number(labelText, get, min, set, redraw) {
     return el("label", {className: "one-list-field"}, labelText + " ",
-      el("input", {type: "number", value: String(current), min: String(min), step: "1",
+      el("input", {type: "number", value: String(get()), min: String(min), step: "1",
         on: {change: (e) => { const v = parseFloat(e.target.value);
-          if (Number.isFinite(v) && v >= min) set(v); render(); }}}));
+          if (Number.isFinite(v) && v >= min) set(v);
+          e.target.value = String(get());
+          redraw(); }}}));
   }
 
   // One value of the table, with the conventions that make it differ from trec_eval's.
@@ -299,18 +302,30 @@
       render();
     }
 
+    function remove(at) {
+      list.items.splice(at, 1);
+      // the focus goes to the item now in its place (or the one above, or "add an item")
+      const next = list.items[Math.min(at, list.items.length - 1)];
+      render(next ? "remove " + next.id : "add");
+    }
+
     function itemRow(item, at) {
       const grade = el("select", {"aria-label": "grade of " + item.id,
+        "data-key": "grade " + item.id,
         on: {change: (e) => { item.grade = e.target.value === "" ? null : Number(e.target.value);
-          render(); }}},
+          renderResults(); }}},
         ...[["", "unjudged"], ["0", "0"], ["1", "1"], ["2", "2"], ["3", "3"]].map(([v, t]) =>
           el("option", {value: v, selected: String(item.grade === null ? "" : item.grade) === v}, t)));
       const score = el("input", {type: "number", step: "0.1", value: String(item.score),
         "aria-label": "score of " + item.id, className: "one-list-score",
+        "data-key": "score " + item.id,
         on: {change: (e) => { const v = parseFloat(e.target.value);
-          if (Number.isFinite(v)) item.score = v; render(); }}});
+          if (Number.isFinite(v)) item.score = v;
+          e.target.value = String(item.score);
+          renderResults(); }}});
       const button = (text, label, fn) => el("button", {type: "button", title: label,
-        "aria-label": label + " " + item.id, on: {click: fn}}, text);
+        "aria-label": label + " " + item.id, "data-key": label + " " + item.id,
+        on: {click: fn}}, text);
       return el("tr", {draggable: "true", on: {
         dragstart: () => { dragged = at; },
         dragover: (e) => e.preventDefault(),
@@ -322,7 +337,7 @@
         el("td", {}, grade),
         el("td", {className: "one-list-buttons"}, button("\u2191", "move up", () => move(at, -1)),
           button("\u2193", "move down", () => move(at, 1)),
-          button("\u00d7", "remove", () => { list.items.splice(at, 1); render(); })));
+          button("\u00d7", "remove", () => remove(at))));
     }
 
     function renderEditor() {
@@ -334,13 +349,13 @@
             el("th", {}, t)))),
           el("tbody", {}, ...rows))),
         el("div", {className: "one-list-controls"},
-          el("button", {type: "button", on: {click: () => {
+          el("button", {type: "button", "data-key": "add", on: {click: () => {
             list.items.push({id: nextId(), score: Math.round((last - 0.1) * 10) / 10, grade: null});
             render(); }}}, "add an item"),
-          number("k =", list.k, 1, (v) => { list.k = Math.round(v); }, render),
+          number("k =", () => list.k, 1, (v) => { list.k = Math.round(v); }, renderResults),
           el("span", {className: "one-list-field"}, "relevant items not in the list, of grade"),
-          ...[0, 1, 2].map((g) => number(String(g + 1) + ":", list.missing[g], 0,
-            (v) => { list.missing[g] = Math.round(v); }, render))));
+          ...[0, 1, 2].map((g) => number(String(g + 1) + ":", () => list.missing[g], 0,
+            (v) => { list.missing[g] = Math.round(v); }, renderResults))));
     }
 
     function renderResults() {
@@ -362,9 +377,17 @@
       window.dispatchEvent(new Event("resize"));
     }
 
-    function render() {
+    // Draws the editor and the table again. The control that had the focus gets it back
+    // (the same control of the same item, wherever the item now is), or `fallback`'s: a
+    // keyboard user stays where they were instead of at the top of the page.
+    function render(fallback) {
+      const active = document.activeElement;
+      const key = active && editor.contains(active) ? active.dataset.key : undefined;
       renderEditor();
       renderResults();
+      const again = (key && editor.querySelector('[data-key="' + key + '"]')) ||
+        (fallback && editor.querySelector('[data-key="' + fallback + '"]'));
+      if (again) again.focus();
     }
     render();
   }
