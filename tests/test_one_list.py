@@ -169,3 +169,69 @@ def test_keyboard_keeps_focus(tmp_path):
     assert graded[0] == "grade of d3" and graded[1] != before
     assert tabbed == "grade of d4"
     assert removed == (["d2", "d10", "d1", "d3", "d5"], "remove d5")
+
+
+def _page_causes(cases):
+    """OneList.causes of (peer, kind, list) cases against trec_eval, in the browser, with
+    today's _static/one-list.js."""
+    import functools
+    import http.server
+    import threading
+
+    import check_book
+    from playwright.sync_api import sync_playwright
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
+                path=str(SCRIPT), content_type="text/javascript"))
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
+                      wait_until="load")
+            out = page.evaluate("""(cases) => {
+              const data = JSON.parse(document.getElementById('one-list-data').textContent);
+              return cases.map(([peer, kind, c]) => OneList.causes(kind, c.items, c.missing,
+                c.k, data.presets[peer].metrics[kind], data.presets.trec_eval.metrics[kind]));
+            }""", cases)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return out
+
+
+def test_labels_tell_alternatives_from_joint_causes():
+    """Two conventions that each alone give trec_eval's number are shown as alternatives
+    ("or"), not as a pair that acts together; a pair needed together stays one list. The
+    alternatives are checked with metrics_lib: each switch set back alone gives trec_eval's
+    printed value."""
+    _need_build()
+    import pandas as pd
+
+    from metrics_lib import evaluate
+    from metrics_lib.conventions.resolve import _resolve
+
+    tiny = {"k": 2, "missing": [0, 1, 0],  # 1e-46 is 0 in float32: not a hit for torchmetrics
+            "items": [{"id": "d1", "score": 1e-46, "grade": 2},
+                      {"id": "d2", "score": -1e-46, "grade": 1}]}
+    got = _page_causes([["torchmetrics", "rr", tiny], ["torchmetrics", "ap", one_list.EXAMPLE]])
+    assert got[0] == ["scores as float32", "or: score <= 0 never a hit"]
+    assert got[1] == ["only the listed items' judgements", "AP denominator: relevant retrieved"]
+
+    recs = pd.DataFrame({"user": [1, 1], "item": ["d1", "d2"], "score": [1e-46, -1e-46]})
+    truth = pd.DataFrame({"user": [1, 1, 1], "item": ["d1", "d2", "m2_0"],
+                          "relevance": [2.0, 1.0, 2.0]})
+    keywords = _resolve("torchmetrics", "RetrievalMRR@2")["keywords"]
+    as32 = recs.assign(score=recs["score"].astype("float32").astype("float64"))
+    want = f"{one_list.reference('trec_eval', 'rr', tiny['items'], tiny['missing'], 2):.4f}"
+    peer = evaluate(as32, truth, ["mrr@2"], **keywords)["mrr@2"].iloc[0]
+    float64 = evaluate(recs, truth, ["mrr@2"], **keywords)["mrr@2"].iloc[0]
+    no_threshold = evaluate(as32, truth, ["mrr@2"],
+                            **{**keywords, "score_threshold": None})["mrr@2"].iloc[0]
+    assert f"{peer:.4f}" != want
+    assert f"{float64:.4f}" == want and f"{no_threshold:.4f}" == want
