@@ -192,23 +192,27 @@
 
   // The conventions that account for a difference from trec_eval's value: the smallest
   // sets of the conventions in which `spec` differs from `base` that, set to base's
-  // values, give base's printed value (the union of those sets when several do).
+  // values, give base's printed value. One set: its conventions, one line each. Several
+  // sets of that size: one line per set (its conventions joined by " + "), the second and
+  // later marked "or:", since each set alone accounts for the difference.
   function causes(kind, items, missing, k, spec, base) {
     const target = shown(value(kind, items, missing, k, base));
     const differ = Object.keys(CONVENTIONS).filter((key) => spec[key] !== base[key]);
+    const label = (key) => CONVENTIONS[key](spec[key]);
     for (let size = 1; size <= differ.length; size++) {
-      const found = new Set();
+      const found = [];
       for (let mask = 1; mask < 1 << differ.length; mask++) {
         const set = differ.filter((_, i) => mask & (1 << i));
         if (set.length !== size) continue;
         const changed = Object.assign({}, spec);
         for (const key of set) changed[key] = base[key];
-        if (shown(value(kind, items, missing, k, changed)) === target)
-          for (const key of set) found.add(key);
+        if (shown(value(kind, items, missing, k, changed)) === target) found.push(set);
       }
-      if (found.size) return differ.filter((key) => found.has(key)).map((key) => CONVENTIONS[key](spec[key]));
+      if (found.length === 1) return found[0].map(label);
+      if (found.length > 1)
+        return found.map((set, i) => (i ? "or: " : "") + set.map(label).join(" + "));
     }
-    return differ.map((key) => CONVENTIONS[key](spec[key]));
+    return differ.map(label);
   }
 
   // The whole table: {peer: {kind: {value, text, causes}}} (null: the peer lacks the metric).
@@ -369,7 +373,7 @@
       results.replaceChildren(
         el("p", {className: "one-list-caption"}, "Each library's value of this list. A marked " +
           "cell differs from trec_eval's (first row); under it, the conventions that account " +
-          "for the difference."),
+          "for the difference (a line marked or: is another way to account for it)."),
         el("div", {className: "one-list-scroll"},
           el("table", {className: "one-list-table"}, el("thead", {}, head),
             el("tbody", {}, ...rows))));
