@@ -235,3 +235,40 @@ def test_labels_tell_alternatives_from_joint_causes():
                             **{**keywords, "score_threshold": None})["mrr@2"].iloc[0]
     assert f"{peer:.4f}" != want
     assert f"{float64:.4f}" == want and f"{no_threshold:.4f}" == want
+
+
+def test_editor_refuses_a_score_float32_cannot_hold():
+    """A score beyond float32's range is infinite for the float32 presets, which
+    metrics_lib refuses (a non-finite score): the editor keeps the old score, as for text
+    that is not a number, instead of showing values no reference checks."""
+    _need_build()
+    import functools
+    import http.server
+    import threading
+
+    import check_book
+    from playwright.sync_api import sync_playwright
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
+                path=str(SCRIPT), content_type="text/javascript"))
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
+                      wait_until="load")
+            field = page.locator('[aria-label="score of d1"]')
+            shown = []
+            for text in ("1e39", "-4e38", "", "2.5"):
+                field.fill(text)
+                field.dispatch_event("change")
+                shown.append(field.input_value())
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert shown == ["0.9", "0.9", "0.9", "2.5"]
