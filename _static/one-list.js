@@ -324,7 +324,8 @@
         "aria-label": "score of " + item.id, className: "one-list-score",
         "data-key": "score " + item.id,
         on: {change: (e) => { const v = parseFloat(e.target.value);
-          if (Number.isFinite(v)) item.score = v;
+          // finite in float32 too: the float32 presets' scores (metrics_lib refuses infinity)
+          if (Number.isFinite(Math.fround(v))) item.score = v;
           e.target.value = String(item.score);
           renderResults(); }}});
       const button = (text, label, fn) => el("button", {type: "button", title: label,
