@@ -192,23 +192,27 @@
 
   // The conventions that account for a difference from trec_eval's value: the smallest
   // sets of the conventions in which `spec` differs from `base` that, set to base's
-  // values, give base's printed value (the union of those sets when several do).
+  // values, give base's printed value. One set: its conventions, one line each. Several
+  // sets of that size: one line per set (its conventions joined by " + "), the second and
+  // later marked "or:", since each set alone accounts for the difference.
   function causes(kind, items, missing, k, spec, base) {
     const target = shown(value(kind, items, missing, k, base));
     const differ = Object.keys(CONVENTIONS).filter((key) => spec[key] !== base[key]);
+    const label = (key) => CONVENTIONS[key](spec[key]);
     for (let size = 1; size <= differ.length; size++) {
-      const found = new Set();
+      const found = [];
       for (let mask = 1; mask < 1 << differ.length; mask++) {
         const set = differ.filter((_, i) => mask & (1 << i));
         if (set.length !== size) continue;
         const changed = Object.assign({}, spec);
         for (const key of set) changed[key] = base[key];
-        if (shown(value(kind, items, missing, k, changed)) === target)
-          for (const key of set) found.add(key);
+        if (shown(value(kind, items, missing, k, changed)) === target) found.push(set);
       }
-      if (found.size) return differ.filter((key) => found.has(key)).map((key) => CONVENTIONS[key](spec[key]));
+      if (found.length === 1) return found[0].map(label);
+      if (found.length > 1)
+        return found.map((set, i) => (i ? "or: " : "") + set.map(label).join(" + "));
     }
-    return differ.map((key) => CONVENTIONS[key](spec[key]));
+    return differ.map(label);
   }
 
   // The whole table: {peer: {kind: {value, text, causes}}} (null: the peer lacks the metric).
@@ -248,12 +252,15 @@
     return node;
   }
 
-  // A whole-number field; `set` gets the value, then the page is drawn again.
-  function number(labelText, current, min, set, render) {
+  // A whole-number field; `set` gets the value, then the table is drawn again (the field
+  // stays, and keeps the focus a Tab gave the next control); a value refused is undone.
+  function number(labelText, get, min, set, redraw) {
     return el("label", {className: "one-list-field"}, labelText + " ",
-      el("input", {type: "number", value: String(current), min: String(min), step: "1",
+      el("input", {type: "number", value: String(get()), min: String(min), step: "1",
         on: {change: (e) => { const v = parseFloat(e.target.value);
-          if (Number.isFinite(v) && v >= min) set(v); render(); }}}));
+          if (Number.isFinite(v) && v >= min) set(v);
+          e.target.value = String(get());
+          redraw(); }}}));
   }
 
   // One value of the table, with the conventions that make it differ from trec_eval's.
@@ -299,18 +306,31 @@
       render();
     }
 
+    function remove(at) {
+      list.items.splice(at, 1);
+      // the focus goes to the item now in its place (or the one above, or "add an item")
+      const next = list.items[Math.min(at, list.items.length - 1)];
+      render(next ? "remove " + next.id : "add");
+    }
+
     function itemRow(item, at) {
       const grade = el("select", {"aria-label": "grade of " + item.id,
+        "data-key": "grade " + item.id,
         on: {change: (e) => { item.grade = e.target.value === "" ? null : Number(e.target.value);
-          render(); }}},
+          renderResults(); }}},
         ...[["", "unjudged"], ["0", "0"], ["1", "1"], ["2", "2"], ["3", "3"]].map(([v, t]) =>
           el("option", {value: v, selected: String(item.grade === null ? "" : item.grade) === v}, t)));
       const score = el("input", {type: "number", step: "0.1", value: String(item.score),
         "aria-label": "score of " + item.id, className: "one-list-score",
+        "data-key": "score " + item.id,
         on: {change: (e) => { const v = parseFloat(e.target.value);
-          if (Number.isFinite(v)) item.score = v; render(); }}});
+          // finite in float32 too: the float32 presets' scores (metrics_lib refuses infinity)
+          if (Number.isFinite(Math.fround(v))) item.score = v;
+          e.target.value = String(item.score);
+          renderResults(); }}});
       const button = (text, label, fn) => el("button", {type: "button", title: label,
-        "aria-label": label + " " + item.id, on: {click: fn}}, text);
+        "aria-label": label + " " + item.id, "data-key": label + " " + item.id,
+        on: {click: fn}}, text);
       return el("tr", {draggable: "true", on: {
         dragstart: () => { dragged = at; },
         dragover: (e) => e.preventDefault(),
@@ -322,7 +342,7 @@
         el("td", {}, grade),
         el("td", {className: "one-list-buttons"}, button("\u2191", "move up", () => move(at, -1)),
           button("\u2193", "move down", () => move(at, 1)),
-          button("\u00d7", "remove", () => { list.items.splice(at, 1); render(); })));
+          button("\u00d7", "remove", () => remove(at))));
     }
 
     function renderEditor() {
@@ -334,13 +354,13 @@
             el("th", {}, t)))),
           el("tbody", {}, ...rows))),
         el("div", {className: "one-list-controls"},
-          el("button", {type: "button", on: {click: () => {
+          el("button", {type: "button", "data-key": "add", on: {click: () => {
             list.items.push({id: nextId(), score: Math.round((last - 0.1) * 10) / 10, grade: null});
             render(); }}}, "add an item"),
-          number("k =", list.k, 1, (v) => { list.k = Math.round(v); }, render),
+          number("k =", () => list.k, 1, (v) => { list.k = Math.round(v); }, renderResults),
           el("span", {className: "one-list-field"}, "relevant items not in the list, of grade"),
-          ...[0, 1, 2].map((g) => number(String(g + 1) + ":", list.missing[g], 0,
-            (v) => { list.missing[g] = Math.round(v); }, render))));
+          ...[0, 1, 2].map((g) => number(String(g + 1) + ":", () => list.missing[g], 0,
+            (v) => { list.missing[g] = Math.round(v); }, renderResults))));
     }
 
     function renderResults() {
@@ -354,7 +374,7 @@
       results.replaceChildren(
         el("p", {className: "one-list-caption"}, "Each library's value of this list. A marked " +
           "cell differs from trec_eval's (first row); under it, the conventions that account " +
-          "for the difference."),
+          "for the difference (a line marked or: is another way to account for it)."),
         el("div", {className: "one-list-scroll"},
           el("table", {className: "one-list-table"}, el("thead", {}, head),
             el("tbody", {}, ...rows))));
@@ -362,9 +382,17 @@
       window.dispatchEvent(new Event("resize"));
     }
 
-    function render() {
+    // Draws the editor and the table again. The control that had the focus gets it back
+    // (the same control of the same item, wherever the item now is), or `fallback`'s: a
+    // keyboard user stays where they were instead of at the top of the page.
+    function render(fallback) {
+      const active = document.activeElement;
+      const key = active && editor.contains(active) ? active.dataset.key : undefined;
       renderEditor();
       renderResults();
+      const again = (key && editor.querySelector('[data-key="' + key + '"]')) ||
+        (fallback && editor.querySelector('[data-key="' + fallback + '"]'));
+      if (again) again.focus();
     }
     render();
   }

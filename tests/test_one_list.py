@@ -114,3 +114,161 @@ def test_planted_bug_is_caught(bug, tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == 1, out
     assert "page" in out and "metrics_lib" in out
+
+
+ACTIVE = """() => { const a = document.activeElement;
+  return a && a.closest('#one-list') ? a.getAttribute('aria-label') || a.textContent : null; }"""
+
+
+def test_keyboard_keeps_focus(tmp_path):
+    """A reader without a mouse edits the list: after each key the focus stays on the
+    control they used (or, after a removal, the next item's), not back at the page top,
+    and the table follows the edit. Served with today's _static/one-list.js."""
+    _need_build()
+    import functools
+    import http.server
+    import threading
+
+    import check_book
+    from playwright.sync_api import sync_playwright
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    order = "() => [...document.querySelectorAll('.one-list-items code')].map(c => c.textContent)"
+    ndcg = ("() => document.querySelector('.one-list-table tbody tr')"
+            ".querySelectorAll('td')[4].firstChild.textContent")
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1366, "height": 900})
+            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
+                path=str(SCRIPT), content_type="text/javascript"))
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
+                      wait_until="load")
+            page.focus('[aria-label="move down d1"]')
+            page.keyboard.press("Enter")
+            page.keyboard.press("Enter")
+            moved = (page.evaluate(order), page.evaluate(ACTIVE))
+            before = page.evaluate(ndcg)
+            page.focus('[aria-label="grade of d3"]')
+            page.keyboard.press("ArrowDown")  # grade 1 -> 2
+            graded = (page.evaluate(ACTIVE), page.evaluate(ndcg))
+            page.focus('[aria-label="score of d4"]')
+            page.keyboard.press("Tab")
+            tabbed = page.evaluate(ACTIVE)
+            page.focus('[aria-label="remove d4"]')
+            page.keyboard.press("Space")
+            removed = (page.evaluate(order), page.evaluate(ACTIVE))
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert moved == (["d2", "d10", "d1", "d3", "d4", "d5"], "move down d1")
+    assert graded[0] == "grade of d3" and graded[1] != before
+    assert tabbed == "grade of d4"
+    assert removed == (["d2", "d10", "d1", "d3", "d5"], "remove d5")
+
+
+def _page_causes(cases):
+    """OneList.causes of (peer, kind, list) cases against trec_eval, in the browser, with
+    today's _static/one-list.js."""
+    import functools
+    import http.server
+    import threading
+
+    import check_book
+    from playwright.sync_api import sync_playwright
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
+                path=str(SCRIPT), content_type="text/javascript"))
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
+                      wait_until="load")
+            out = page.evaluate("""(cases) => {
+              const data = JSON.parse(document.getElementById('one-list-data').textContent);
+              return cases.map(([peer, kind, c]) => OneList.causes(kind, c.items, c.missing,
+                c.k, data.presets[peer].metrics[kind], data.presets.trec_eval.metrics[kind]));
+            }""", cases)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return out
+
+
+def test_labels_tell_alternatives_from_joint_causes():
+    """Two conventions that each alone give trec_eval's number are shown as alternatives
+    ("or"), not as a pair that acts together; a pair needed together stays one list. The
+    alternatives are checked with metrics_lib: each switch set back alone gives trec_eval's
+    printed value."""
+    _need_build()
+    import pandas as pd
+
+    from metrics_lib import evaluate
+    from metrics_lib.conventions.resolve import _resolve
+
+    tiny = {"k": 2, "missing": [0, 1, 0],  # 1e-46 is 0 in float32: not a hit for torchmetrics
+            "items": [{"id": "d1", "score": 1e-46, "grade": 2},
+                      {"id": "d2", "score": -1e-46, "grade": 1}]}
+    got = _page_causes([["torchmetrics", "rr", tiny], ["torchmetrics", "ap", one_list.EXAMPLE]])
+    assert got[0] == ["scores as float32", "or: score <= 0 never a hit"]
+    assert got[1] == ["only the listed items' judgements", "AP denominator: relevant retrieved"]
+
+    recs = pd.DataFrame({"user": [1, 1], "item": ["d1", "d2"], "score": [1e-46, -1e-46]})
+    truth = pd.DataFrame({"user": [1, 1, 1], "item": ["d1", "d2", "m2_0"],
+                          "relevance": [2.0, 1.0, 2.0]})
+    keywords = _resolve("torchmetrics", "RetrievalMRR@2")["keywords"]
+    as32 = recs.assign(score=recs["score"].astype("float32").astype("float64"))
+    want = f"{one_list.reference('trec_eval', 'rr', tiny['items'], tiny['missing'], 2):.4f}"
+    peer = evaluate(as32, truth, ["mrr@2"], **keywords)["mrr@2"].iloc[0]
+    float64 = evaluate(recs, truth, ["mrr@2"], **keywords)["mrr@2"].iloc[0]
+    no_threshold = evaluate(as32, truth, ["mrr@2"],
+                            **{**keywords, "score_threshold": None})["mrr@2"].iloc[0]
+    assert f"{peer:.4f}" != want
+    assert f"{float64:.4f}" == want and f"{no_threshold:.4f}" == want
+
+
+def test_editor_refuses_a_score_float32_cannot_hold():
+    """A score beyond float32's range is infinite for the float32 presets, which
+    metrics_lib refuses (a non-finite score): the editor keeps the old score, as for text
+    that is not a number, instead of showing values no reference checks."""
+    _need_build()
+    import functools
+    import http.server
+    import threading
+
+    import check_book
+    from playwright.sync_api import sync_playwright
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
+                path=str(SCRIPT), content_type="text/javascript"))
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
+                      wait_until="load")
+            field = page.locator('[aria-label="score of d1"]')
+            shown = []
+            for text in ("1e39", "-4e38", "", "2.5"):
+                field.fill(text)
+                field.dispatch_event("change")
+                shown.append(field.input_value())
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert shown == ["0.9", "0.9", "0.9", "2.5"]

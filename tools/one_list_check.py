@@ -76,6 +76,9 @@ PAGE_STATE = """() => ({
   widget: !!document.querySelector('#one-list table.one-list-table'),
   rows: document.querySelectorAll('#one-list table.one-list-table tbody tr').length,
   static_gone: document.querySelectorAll('.one-list-static-box').length === 0,
+  // on a laptop (1366 px) the whole table is in view, NDCG too, without scrolling sideways
+  fits: (s => !!s && s.scrollWidth <= s.clientWidth)(
+    document.querySelector('#one-list .one-list-results .one-list-scroll')),
 })"""
 
 
@@ -135,6 +138,8 @@ def main(argv=None) -> int:
     bad = compare(cases, want, got)
     if not state["widget"] or state["rows"] != len(one_list.payload()):
         bad.append(f"the interactive table is missing or incomplete: {state}")
+    if not state["fits"]:
+        bad.append("at 1366 px the table of every library scrolls sideways (NDCG out of view)")
     if not state["static_gone"]:
         bad.append("the static table is still there while the script runs")
     bad += [f"script error: {e}" for e in errors]
