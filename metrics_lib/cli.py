@@ -668,4 +668,4 @@ def __getattr__(name):
         from . import _cli_measures
 
         return getattr(_cli_measures, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
