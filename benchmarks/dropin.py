@@ -10,6 +10,7 @@ alternating, ``--repeats`` times each (5 by default, ``--repeats-10m`` at 10M
 lines). Wall time is taken around each fresh child process, peak memory is the
 child's maximum resident set size from ``/usr/bin/time -v``. Both tools must
 print the same bytes. The Markdown table goes to ``benchmarks/results/dropin.md``
+and the medians to ``metrics_lib/data/benchmarks/dropin.csv`` (the at-scale chapter's)
 (rewritten after each size, so an interrupted run keeps what it measured).
 
 Targets (issue 25): wall at most 4x trec_eval's at 50,000 lines and below
@@ -157,6 +158,28 @@ def write_table(out: pathlib.Path, results: dict[int, dict]) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
+CSV_FIELDS = ("run_lines", "repeats", "trec_eval_wall_s", "metrics_lib_wall_s",
+              "trec_eval_peak_mib", "metrics_lib_peak_mib", "identical_output",
+              "load_before", "load_after")
+
+
+def write_csv(out: pathlib.Path, results: dict[int, dict], commit: str) -> None:
+    """The medians as CSV in the package's data (the at-scale chapter reads it there,
+    so that it runs from an installed package too); a first line says how it was made."""
+    lines = [f"# benchmarks/dropin.py at commit {commit}, "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; median of alternating "
+             f"fresh processes; targets: wall factor {WALL_50K:g} at 50,000 lines, below "
+             f"trec_eval from 500,000, memory slack {MEMORY_SLACK_MIB:g} MiB",
+             ",".join(CSV_FIELDS)]
+    for size in sorted(results):
+        r = results[size]
+        lines.append(",".join(str(v) for v in (
+            size, r["repeats"], f"{r['wall']['trec_eval']:.3f}", f"{r['wall']['metrics_lib']:.3f}",
+            f"{r['peak']['trec_eval']:.1f}", f"{r['peak']['metrics_lib']:.1f}", r["identical"],
+            f"{r['load'][0]:.2f}", f"{r['load'][1]:.2f}")))
+    out.write_text("\n".join(lines) + "\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES),
@@ -166,6 +189,8 @@ def main() -> int:
                         help="repeats for sizes of 10,000,000 lines and more")
     parser.add_argument("--scratch", default=os.path.join(tempfile.gettempdir(), "dropin_benchmark"))
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "dropin.md"))
+    parser.add_argument("--csv", default=str(ROOT / "metrics_lib" / "data" / "benchmarks" /
+                                             "dropin.csv"))
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if any(s <= 0 or s % DEPTH for s in sizes):
@@ -185,6 +210,9 @@ def main() -> int:
         repeats = args.repeats_10m if size >= 10_000_000 else args.repeats
         results[size] = measure(binary, qrels, run, repeats)
         write_table(pathlib.Path(args.out), results)
+        write_csv(pathlib.Path(args.csv), results, subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+            text=True).stdout.strip())
     print(pathlib.Path(args.out).read_text())
     return 0 if all(r["identical"] for r in results.values()) else 1
 
