@@ -269,7 +269,9 @@ def _compare(a, b, d, off):
 CALLS = {
     **{name: _per_list(getattr(ml, name), k=5) for name in (
         "precision_at_k", "recall_at_k", "f1_at_k", "hit_at_k", "hit_count_at_k",
-        "reciprocal_rank", "average_precision", "dcg_at_k", "ndcg_at_k", "r_precision")},
+        "reciprocal_rank", "average_precision", "dcg_at_k", "ndcg_at_k", "r_precision",
+        "err_at_k", "judged_at_k")},
+    "rank_biased_precision": _per_list(ml.rank_biased_precision, p=0.8),
     "bpref": _per_list(ml.bpref),
     "interpolated_precision": (lambda a, b, d, off: np.asarray(
         _per_list(ml.interpolated_precision)[0](a, b, d, off)).round(12).tolist(),
