@@ -103,8 +103,10 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         do (for gm_map see :func:`floored_geometric_mean`). User models and
         judgement coverage: ``"err@10"`` (:func:`err_at_k`), ``"rbp(p=0.8)"``
         and its residual ``"rbp_resid(p=0.8)"`` (:func:`rank_biased_precision`),
-        ``"judged@10"`` (:func:`judged_at_k`). The names become the result's
-        columns.
+        ``"judged@10"`` (:func:`judged_at_k`). Intents and diversity, with
+        ``intent_col=``: ``"alpha_ndcg@10"``, ``"err_ia@10"``, ``"p_ia@10"``,
+        ``"s_recall@10"`` (:func:`alpha_ndcg_at_k`, ...; the cut-off is
+        required). The names become the result's columns.
     user_col, item_col : str, default="user", "item"
         Id columns, present in both tables. Ids of one column are integers
         (any numpy, nullable or pyarrow integer dtype, or Python ints in an

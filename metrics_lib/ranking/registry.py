@@ -221,6 +221,9 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         metrics: ``err@k`` (expected reciprocal rank), and ``rbp(p=0.8)`` and
         ``rbp_resid(p=0.8)`` (rank-biased precision and its residual), whose
         parameter is the persistence ``p`` in (0, 1), returned as ``k``.
+        Intent-aware metrics, which need ``evaluate(..., intent_col=...)``
+        and a cut-off: ``alpha_ndcg@k``, ``err_ia@k``, ``p_ia@k``,
+        ``s_recall@k`` (``strec@k``, ndeval's name).
 
     Returns
     -------
@@ -277,6 +280,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     (('num_rel_ret', 10), ('ndcg', 10))
     >>> parse_metric("err@10"), parse_metric("rbp(p=0.8)")
     (('err', 10), ('rbp', 0.8))
+    >>> parse_metric("alpha_ndcg@10"), parse_metric("strec@5")
+    (('alpha_ndcg', 10), ('s_recall', 5))
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings; got {type(name).__name__} "
