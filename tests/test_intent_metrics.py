@@ -364,3 +364,14 @@ def test_refusals():
         alpha_ndcg_at_k(["a"], {"a": {1: 1}}, 3, alpha=1.5)
     with pytest.raises(ValueError, match="recommended|duplicate|once"):
         subtopic_recall_at_k(["a", "a"], {"a": {1: 1}}, 3)
+
+
+def test_row_order_without_a_single_key():
+    # more (user, item, intent) codes than an int64 key holds: lexsort, same order
+    from metrics_lib.batch.intents import _sorted_rows
+    rng = np.random.default_rng(3)
+    codes = [rng.integers(0, 5, size=200) for _ in range(3)]
+    small = _sorted_rows(*codes, 5, 5)
+    large = _sorted_rows(*codes, 2**40, 2**30)
+    assert (small == large).all()
+    assert (small == np.lexsort(codes[::-1])).all()

@@ -14,6 +14,7 @@ item id, the order in which ndeval breaks ties in its ideal list.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .._kernels import _first_in_run
 from .._validation import check_id_column, show
@@ -42,16 +43,18 @@ def check_intent_metrics(metrics, intent_col) -> str | None:
 def fold_intents(intent_series, users, items, grades, level):
     """Fold the truth into one row per (user, item); return its arrays and the intents.
 
-    Returns ``(users, items, keys, intent_ptr, intent_codes)``: the first
-    three are the folded truth (``keys`` are floats 1, 2, ... in place of the
-    grades); the relevant intents of key ``g`` are
-    ``intent_codes[intent_ptr[g - 1]:intent_ptr[g]]``, in increasing order.
+    Returns ``(users, items, keys, intent_ptr, intent_codes, intent_count)``:
+    the first three are the folded truth (``keys`` are floats 1, 2, ... in
+    place of the grades); the relevant intents of key ``g`` are
+    ``intent_codes[intent_ptr[g - 1]:intent_ptr[g]]``, in increasing order,
+    and ``intent_count[g - 1]`` is the number of intents of that row's user
+    with a relevant item (``S``).
     """
     _, intents = check_id_column("truth", intent_series, needs="an intent id")
-    _, user_code = np.unique(users, return_inverse=True)
-    _, item_code = np.unique(items, return_inverse=True)
-    _, intent_code = np.unique(intents, return_inverse=True)
-    order = np.lexsort((intent_code, item_code, user_code))
+    user_code, n_users = _codes(users)
+    item_code, n_items = _codes(items, sort=True)  # key order = item order
+    intent_code, n_intents = _codes(intents)
+    order = _sorted_rows(user_code, item_code, intent_code, n_items, n_intents)
     same_pair = ~(_first_in_run(user_code[order]) | _first_in_run(item_code[order]))
     repeated = same_pair & ~_first_in_run(intent_code[order])
     if repeated.any():
@@ -66,6 +69,25 @@ def fold_intents(intent_series, users, items, grades, level):
     ptr = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(np.bincount(group[relevant], minlength=n_groups), out=ptr[1:])
     first = order[~same_pair]
+    # S of each user: the distinct intents among its relevant rows
+    pairs = user_code[order][relevant] * max(n_intents, 1) + intent_code[order][relevant]
+    per_user = np.bincount(np.unique(pairs) // max(n_intents, 1), minlength=n_users)
     keys = np.arange(1, n_groups + 1, dtype=np.float64)
     return (users[first], items[first], keys, ptr,
-            intent_code[order][relevant].astype(np.int64))
+            intent_code[order][relevant].astype(np.int64),
+            per_user[user_code[first]].astype(np.float64))
+
+
+def _codes(values, sort=False):
+    """Integer codes of an id array (hashing; ``sort``: codes in the ids' order)."""
+    codes, uniques = pd.factorize(values, sort=sort)
+    return codes.astype(np.int64), len(uniques)
+
+
+def _sorted_rows(user_code, item_code, intent_code, n_items, n_intents):
+    """Row order by (user, item, intent): one int64 key when it fits, else lexsort."""
+    n_users = int(user_code.max(initial=0)) + 1
+    if n_users * max(n_items, 1) * max(n_intents, 1) < 2**62:
+        key = (user_code * n_items + item_code) * n_intents + intent_code
+        return np.argsort(key, kind="stable")
+    return np.lexsort((intent_code, item_code, user_code))

@@ -45,10 +45,10 @@ def evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                              relevance_col=relevance_col)
     if options.get("intent_col") is not None:
         # one judgement per (user, item) whose grade is a key to its intents
-        truth_users, truth_items, grades, ptr, codes = fold_intents(
+        truth_users, truth_items, grades, ptr, codes, count = fold_intents(
             truth[options["intent_col"]], truth_users, truth_items, grades,
             options["relevance_level"])
-        options = dict(options, intent_ptr=ptr, intent_codes=codes)
+        options = dict(options, intent_ptr=ptr, intent_codes=codes, intent_count=count)
     # 2. Group the recommendations by user and code the users.
     lengths, order, truth_runs, n_blocks, n_extra, user_ids = code_users(
         rec_users, truth_users, kind=user_kind, dtype=recommendations[user_col].dtype,

@@ -456,11 +456,21 @@ def _intent_hits(tables, k, options):
     if k is not None and not tables.truncated:
         keep = pos <= k
         user, pos, seen = user[keep], pos[keep], seen[keep]
-    truth_row, truth_intent = _intents_of(table.truth_grade, options)
-    pairs = np.unique(table.truth_code[truth_row].astype(np.int64) * n_codes
-                      + truth_intent)
-    n_intents = np.bincount(pairs // max(n_codes, 1), minlength=table.n_users)
-    return user, pos.astype(np.float64), seen, n_intents
+    return user, pos.astype(np.float64), seen, _n_intents_per_user(table, options)
+
+
+def _n_intents_per_user(table, options):
+    """S of each user of the chunk: the distinct intents with a relevant item."""
+    n_intents = np.zeros(table.n_users)
+    if options["candidates"] != "recommended":  # counted once, when truth was folded
+        n_intents[table.truth_code] = options["intent_count"][
+            table.truth_grade.astype(np.int64) - 1]
+        return n_intents
+    # the judgements of the listed items only: counted from them
+    n_codes = _n_codes(options)
+    row, intent = _intents_of(table.truth_grade, options)
+    pairs = np.unique(table.truth_code[row].astype(np.int64) * n_codes + intent)
+    return np.bincount(pairs // max(n_codes, 1), minlength=table.n_users).astype(float)
 
 
 def _per_user(user, weights, n_users):
