@@ -364,6 +364,8 @@ def test_refusals():
         alpha_ndcg_at_k(["a"], {"a": {1: 1}}, 3, alpha=1.5)
     with pytest.raises(ValueError, match="recommended|duplicate|once"):
         subtopic_recall_at_k(["a", "a"], {"a": {1: 1}}, 3)
+    with pytest.raises(TypeError, match="relevant"):  # str ids against int ids
+        subtopic_recall_at_k(["1", "2"], {1: {1: 1}}, 3)
 
 
 def test_row_order_without_a_single_key():

@@ -56,7 +56,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._kernels import _first_in_run
-from .._validation import (check_k, check_real, check_recommended,
+from .._validation import (check_k, check_real, check_recommended, check_same_kind,
                            check_relevance_level, handle_empty, show)
 from ._docstrings import shared_parameters
 from .judgements import _refuse_bounds
@@ -70,7 +70,7 @@ ALPHA = 0.5
 
 def _intent_inputs(recommended, relevant, k, alpha, relevance_level):
     """Checked inputs: the top k as sets of relevant intents, and every judged item's."""
-    items = check_recommended(recommended)
+    items, kind = check_recommended(recommended, with_kind=True)
     k = check_k(k, allow_none=False)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     level = check_relevance_level(relevance_level)
@@ -86,6 +86,8 @@ def _intent_inputs(recommended, relevant, k, alpha, relevance_level):
             intent for intent, grade in grades.items()
             if check_real(f"the grade of item {show(item)} for intent {show(intent)}",
                           grade, low=0.0) >= level)
+    # the ids of relevant must be of the list's kind (a str list never matches int ids)
+    check_same_kind("recommended", kind, "relevant", judged)
     top = [judged.get(item, frozenset()) for item in items[:k]]
     return top, judged, k, alpha
 
