@@ -10,7 +10,7 @@ from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx import addnodes
 
-_PARAMETER = {"optional": "@k (optional)", "none": "none",
+_PARAMETER = {"optional": "@k (optional)", "required": "@k", "none": "none",
               "level": "a recall level in [0, 1]",
               "persistence": "(p=...), a persistence in (0, 1)"}
 
@@ -36,7 +36,9 @@ def _function(function) -> list:
 def _cells(metric) -> list[list]:
     return [_codes(metric.aliases), [nodes.Text(_PARAMETER[metric.cutoff])],
             _codes(measure.name for measure in metric.trec_eval),
-            _function(metric.per_list), _codes(metric.keywords)]
+            _function(metric.per_list),
+            # the intent metrics read a column of their own (intent_col=)
+            _codes(metric.keywords + (("intent_col",) if metric.intents else ()))]
 
 
 def _row(cells) -> nodes.row:

@@ -77,9 +77,11 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         simulate_world,
     )
     from .ranking import (
+        alpha_ndcg_at_k,
         average_precision,
         dcg_at_k,
         err_at_k,
+        err_ia_at_k,
         f1_at_k,
         hit_at_k,
         hit_count_at_k,
@@ -88,9 +90,11 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         mean_reciprocal_rank,
         ndcg_at_k,
         precision_at_k,
+        precision_ia_at_k,
         rank_biased_precision,
         recall_at_k,
         reciprocal_rank,
+        subtopic_recall_at_k,
     )
     from .ranks import (
         hits_at_k,
@@ -179,7 +183,8 @@ _LAZY_MODULES = {
         "average_precision", "dcg_at_k", "err_at_k", "f1_at_k", "hit_at_k",
         "hit_count_at_k", "judged_at_k",
         "mean_average_precision", "mean_reciprocal_rank", "ndcg_at_k", "precision_at_k",
-        "rank_biased_precision", "recall_at_k", "reciprocal_rank"
+        "rank_biased_precision", "recall_at_k", "reciprocal_rank",
+        "alpha_ndcg_at_k", "err_ia_at_k", "precision_ia_at_k", "subtopic_recall_at_k"
     ),
     ".ranks": ("hits_at_k", "mean_rank", "mean_reciprocal_rank_from_ranks", "rank_with_ties"),
     ".rating": ("mae", "rmse"),
@@ -274,6 +279,11 @@ __all__ = [
     "err_at_k",
     "rank_biased_precision",
     "judged_at_k",
+    # one ranked list, several intents
+    "alpha_ndcg_at_k",
+    "err_ia_at_k",
+    "precision_ia_at_k",
+    "subtopic_recall_at_k",
     # one ranked list: trec_eval's other standard measures
     "r_precision",
     "bpref",

@@ -110,7 +110,9 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
 NEUTRAL_OPTIONS = {"precision_denominator": "k", "recall_denominator": "relevant",
                    "min_grade": None, "judged_only": False, "truncate": None,
                    "no_hit": "zero", "gain_transform": False, "score_threshold": None,
-                   "residual_tail": "unjudged"}
+                   "residual_tail": "unjudged",
+                   # the intent metrics, which these modes refuse, need one
+                   "intent_col": None}
 
 
 def refuse_unknown_options(mode: str, options: dict) -> None:

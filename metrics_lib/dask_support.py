@@ -154,7 +154,8 @@ def evaluate_dask(recommendations, truth, options, *, user_col, item_col,
     # The checks that need data run inside every partition; the column
     # checks can run now, on the (empty) metadata frames.
     rec_keywords, truth_keywords = _column_keywords(user_col, item_col, score_col,
-                                                    rank_col, relevance_col)
+                                                    rank_col, relevance_col,
+                                                    options.get("intent_col"))
     check_frame_columns("recommendations", recs._meta, rec_keywords)
     check_frame_columns("truth", judged._meta, truth_keywords,
                         hint=None if relevance_col is None else _TRUTH_HINT)

@@ -24,6 +24,7 @@ from ._missing import MISSING_POLICIES
 from ._validation import check_n_jobs
 from .batch.options import (TIES, _check_conventions, _check_options,
                             _refuse_expectation_combinations)
+from .batch.intents import check_intent_metrics
 from .batch.pipeline import evaluate_frames
 from .batch.reading import _is_dask, _read_native
 from .batch.result import _result_frame  # noqa: F401  (kept importable from here)
@@ -72,7 +73,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
              score_threshold=None, residual_tail="unjudged",
-             trec_eval_version=10, convention=None):
+             trec_eval_version=10, intent_col=None, convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -102,8 +103,10 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         do (for gm_map see :func:`floored_geometric_mean`). User models and
         judgement coverage: ``"err@10"`` (:func:`err_at_k`), ``"rbp(p=0.8)"``
         and its residual ``"rbp_resid(p=0.8)"`` (:func:`rank_biased_precision`),
-        ``"judged@10"`` (:func:`judged_at_k`). The names become the result's
-        columns.
+        ``"judged@10"`` (:func:`judged_at_k`). Intents and diversity, with
+        ``intent_col=``: ``"alpha_ndcg@10"``, ``"err_ia@10"``, ``"p_ia@10"``,
+        ``"s_recall@10"`` (:func:`alpha_ndcg_at_k`, ...; the cut-off is
+        required). The names become the result's columns.
     user_col, item_col : str, default="user", "item"
         Id columns, present in both tables. Ids of one column are integers
         (any numpy, nullable or pyarrow integer dtype, or Python ints in an
@@ -244,6 +247,15 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         sets a value only when it met an unjudged item), or ``p**n``, the
         ranks after a list of ``n`` items, which cwl_eval 1.0.12 (``-r``)
         always counts. Lists with an unjudged item get ``p**n`` either way.
+    intent_col : str or None, default=None
+        Column of ``truth`` with intent (subtopic) ids, for the intent-aware
+        metrics ``alpha_ndcg@k``, ``err_ia@k``, ``p_ia@k`` and ``s_recall@k``
+        (:mod:`metrics_lib.ranking.intents`), which need it: ``truth`` then
+        holds one row per (user, item, intent), ndeval's qrels, an item
+        being relevant to an intent at a grade of at least
+        ``relevance_level``. Those metrics are evaluated in a call of their
+        own (a truth by intent is not one by item); ``ties="item_asc"`` is
+        pyndeval's order of equal scores.
     trec_eval_version : {10, 9}, default=10
         The version of trec_eval whose arithmetic ``iprec_at_recall`` follows:
         10.0 targets the ``lround(p * R)``-th relevant item, 9.0.8 (which
@@ -482,6 +494,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         residual_tail=residual_tail,
         trec_eval_version=trec_eval_version))
     _refuse_expectation_combinations(options)
+    options["intent_col"] = check_intent_metrics(options["metrics"], intent_col)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over
     # their numpy buffers (metrics_lib/_frames.py); the result goes back to
@@ -491,7 +504,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     if library is not None or native_library(truth) is not None:
         recommendations, truth = _read_native(recommendations, truth, user_col,
                                               item_col, score_col, rank_col,
-                                              relevance_col)
+                                              relevance_col, intent_col)
     if _is_dask(recommendations) or _is_dask(truth):
         return evaluate_dask(recommendations, truth, options, user_col=user_col,
                              item_col=item_col, score_col=score_col,

@@ -40,6 +40,9 @@ EXTRA_VALUES = {
     "relevance_col": (None,), "relevance_level": (2,), "log_base": (10,),
     "n_jobs": (2,), "min_grade": (2,), "judged_only": (True,), "truncate": (3,),
     "score_threshold": (0.0,),
+    # names a truth column by intent, read by the intent metrics only
+    # (tests/test_intent_metrics.py), which a call with another metric refuses
+    "intent_col": (),
 }
 # Keywords whose values are a closed list: the list, read from the code.
 CHOICES = {

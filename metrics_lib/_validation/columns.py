@@ -29,7 +29,8 @@ def check_frame_columns(name: str, frame, columns, *, hint: str | None = None) -
 
 # What each column keyword of evaluate names, for the message of a missing column.
 _COLUMN_ROLES = {"user_col": "user ids", "item_col": "item ids", "score_col": "scores",
-                 "rank_col": "ranks", "relevance_col": "grades"}
+                 "rank_col": "ranks", "relevance_col": "grades",
+                 "intent_col": "intent (subtopic) ids"}
 
 
 def check_column_names(name: str, names: list, columns, *, hint: str | None = None

@@ -21,6 +21,7 @@ import pandas as pd
 
 from .._validation import check_value_column
 from ..ranking import registry
+from .intents import fold_intents
 from .keys import item_keys, rank_lists
 from .reading import read_tables
 from .result import raise_duplicates, result_table
@@ -42,6 +43,12 @@ def evaluate_frames(recommendations, truth, options, *, user_col, item_col,
         grades = read_tables(recommendations, truth, options, user_col=user_col,
                              item_col=item_col, score_col=score_col, rank_col=rank_col,
                              relevance_col=relevance_col)
+    if options.get("intent_col") is not None:
+        # one judgement per (user, item) whose grade is a key to its intents
+        truth_users, truth_items, grades, ptr, codes, count = fold_intents(
+            truth[options["intent_col"]], truth_users, truth_items, grades,
+            options["relevance_level"])
+        options = dict(options, intent_ptr=ptr, intent_codes=codes, intent_count=count)
     # 2. Group the recommendations by user and code the users.
     lengths, order, truth_runs, n_blocks, n_extra, user_ids = code_users(
         rec_users, truth_users, kind=user_kind, dtype=recommendations[user_col].dtype,

@@ -28,7 +28,8 @@ _TRUTH_HINT = ("pass relevance_col=None if every row of truth is a relevant item
                "of grade 1")
 
 
-def _column_keywords(user_col, item_col, score_col, rank_col, relevance_col):
+def _column_keywords(user_col, item_col, score_col, rank_col, relevance_col,
+                     intent_col=None):
     """The columns each table must hold, by the keyword that names each.
 
     A missing column's message then names the keyword that fixes it.
@@ -38,18 +39,21 @@ def _column_keywords(user_col, item_col, score_col, rank_col, relevance_col):
     truth = {"user_col": user_col, "item_col": item_col}
     if relevance_col is not None:
         truth["relevance_col"] = relevance_col
+    if intent_col is not None:
+        truth["intent_col"] = intent_col
     return rec, truth
 
 
 def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col,
-                 relevance_col):
+                 relevance_col, intent_col=None):
     """Each Polars or Arrow table as a pandas frame of the columns evaluate reads."""
     value_col = score_col if rank_col is None else rank_col
     truth_cols = [user_col, item_col] + ([] if relevance_col is None
                                          else [relevance_col])
+    truth_ids = [user_col, item_col] + ([] if intent_col is None else [intent_col])
     hint = None if relevance_col is None else _TRUTH_HINT
     rec_keywords, truth_keywords = _column_keywords(user_col, item_col, score_col,
-                                                    rank_col, relevance_col)
+                                                    rank_col, relevance_col, intent_col)
     # every column check before any data is read, in the pandas path's order
     for name, frame, columns, why in (("recommendations", recommendations, rec_keywords,
                                        None), ("truth", truth, truth_keywords, hint)):
@@ -61,8 +65,7 @@ def _read_native(recommendations, truth, user_col, item_col, score_col, rank_col
         recommendations = read_columns("recommendations", recommendations,
                                        ids=[user_col, item_col], values=[value_col])
     if native_library(truth) is not None:
-        truth = read_columns("truth", truth, ids=[user_col, item_col],
-                             values=truth_cols[2:])
+        truth = read_columns("truth", truth, ids=truth_ids, values=truth_cols[2:])
     return recommendations, truth
 
 
@@ -92,7 +95,8 @@ def read_tables(recommendations, truth, options, *, user_col, item_col, score_co
     """
     rec_value_col = score_col if rank_col is None else rank_col
     rec_keywords, truth_keywords = _column_keywords(user_col, item_col, score_col,
-                                                    rank_col, relevance_col)
+                                                    rank_col, relevance_col,
+                                                    options.get("intent_col"))
     check_frame_columns("recommendations", recommendations, rec_keywords)
     check_frame_columns("truth", truth, truth_keywords,
                         hint=None if relevance_col is None else _TRUTH_HINT)

@@ -95,6 +95,8 @@ from .average_precision import average_precision, mean_average_precision  # isor
 from .ndcg import dcg_at_k, gain_grades, ndcg_at_k  # isort: skip
 from .user_models import err_at_k, rank_biased_precision  # isort: skip
 from .judgements import judged_at_k  # isort: skip
+from .intents import (alpha_ndcg_at_k, err_ia_at_k, precision_ia_at_k,  # isort: skip
+                      subtopic_recall_at_k)
 
 __all__ = [
     "precision_at_k",
@@ -109,6 +111,10 @@ __all__ = [
     "err_at_k",
     "rank_biased_precision",
     "judged_at_k",
+    "alpha_ndcg_at_k",
+    "err_ia_at_k",
+    "precision_ia_at_k",
+    "subtopic_recall_at_k",
     "mean_reciprocal_rank",
     "mean_average_precision",
 ]

@@ -67,8 +67,9 @@ class Metric:
         does not apply.
     per_list : callable or None
         The per-list function (``ndcg_at_k``), if there is one.
-    cutoff : {"optional", "none", "level", "persistence"}
-        Whether the name takes ``@k``; ``"level"``: a recall level instead;
+    cutoff : {"optional", "required", "none", "level", "persistence"}
+        Whether the name takes ``@k`` (``"required"``: must have one);
+        ``"level"``: a recall level instead;
         ``"persistence"``: a persistence ``p`` in (0, 1), written
         ``rbp(p=0.8)``, which the batch kernel gets as ``k``.
     table : {"binary", "graded", "trec"}
@@ -89,6 +90,12 @@ class Metric:
         value this metric cannot take with this cut-off.
     trec_eval : tuple of TrecMeasure
         trec_eval's measures that this metric computes.
+    intents : bool
+        Whether the metric reads the intent of each judgement: ``evaluate``
+        then needs ``intent_col=``, the truth column of intent ids, and
+        ``batch`` finds each judged item's relevant intents through the key
+        that the grade column then holds (``metrics_lib/batch/intents.py``);
+        ``per_list`` takes ``relevant`` as ``item -> {intent: grade}``.
     """
 
     name: str
@@ -103,6 +110,7 @@ class Metric:
     per_list_keywords: dict = field(default_factory=dict)
     check: Callable | None = None
     trec_eval: tuple = ()
+    intents: bool = False
 
     @property
     def display_name(self) -> str:
@@ -213,6 +221,9 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         metrics: ``err@k`` (expected reciprocal rank), and ``rbp(p=0.8)`` and
         ``rbp_resid(p=0.8)`` (rank-biased precision and its residual), whose
         parameter is the persistence ``p`` in (0, 1), returned as ``k``.
+        Intent-aware metrics, which need ``evaluate(..., intent_col=...)``
+        and a cut-off: ``alpha_ndcg@k``, ``err_ia@k``, ``p_ia@k``,
+        ``s_recall@k`` (``strec@k``, ndeval's name).
 
     Returns
     -------
@@ -269,6 +280,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     (('num_rel_ret', 10), ('ndcg', 10))
     >>> parse_metric("err@10"), parse_metric("rbp(p=0.8)")
     (('err', 10), ('rbp', 0.8))
+    >>> parse_metric("alpha_ndcg@10"), parse_metric("strec@5")
+    (('alpha_ndcg', 10), ('s_recall', 5))
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings; got {type(name).__name__} "
@@ -307,6 +320,9 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
                          f"'{match.group('name')}(p=0.8)' (trec_eval's default is 0.9, "
                          "ir-measures' 0.8: the name says which)")
     k = match.group("k")
+    if k is None and _METRICS[kind].cutoff == "required":
+        raise ValueError(f"metric {show(name)} needs a cut-off, such as "
+                         f"'{match.group('name')}@10'")
     if k is not None and _METRICS[kind].cutoff == "none":
         raise ValueError(f"metric {show(name)}: {kind} takes no cut-off")
     if k is not None:

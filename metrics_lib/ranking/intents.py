@@ -1,0 +1,567 @@
+"""Metrics of a query with several intents: alpha-nDCG, ERR-IA, P-IA, subtopic recall.
+
+A user (a query) has intents (subtopics) ``i = 1..m``; an item is relevant to
+intent ``i`` when its grade for ``i`` is at least ``relevance_level`` (grades
+are read as relevant / not relevant, as ndeval reads them). ``S`` is the
+number of the user's intents that have at least one relevant item: intents
+never judged relevant are left out of every mean, and a user with ``S = 0``
+gets the ``empty`` policy (0 by default, ndeval's value). ``J_i(r)`` is 1 when
+the item at rank ``r`` is relevant to intent ``i``, and ``c_i(r)`` counts the
+items above rank ``r`` relevant to it. With the redundancy intolerance
+``alpha`` (0.5), the novelty gain of rank ``r`` is
+``G(r) = sum over i of J_i(r) * (1 - alpha)**c_i(r)``::
+
+    alpha-DCG@k   = sum_{r<=k} G(r) / log2(r + 1)
+    alpha-nDCG@k  = alpha-DCG@k / alpha-DCG@k of the ideal list
+    ERR-IA@k      = sum_{r<=k} G(r) / r  /  (S * sum_{r<=k} (1 - alpha)**(r - 1) / r)
+    P-IA@k        = sum_{r<=k} sum_i J_i(r)  /  (k * S)
+    S-recall@k    = (number of intents i with J_i(r) = 1 for some r <= k) / S
+
+Clarke et al. (SIGIR 2008) define alpha-nDCG; Agrawal et al. (WSDM 2009)
+the intent-aware metrics as ``sum_i P(i | q) * metric_i``; Zhai, Cohen and
+Lafferty (SIGIR 2003) subtopic recall. The conventions are those of ndeval
+(TREC Web track, version 4.5 of 29 April 2013; the copy that the PyPI package
+pyndeval 0.0.8 compiles, ``src/ndeval.c``, which ir-measures 0.4.3 calls for
+``alpha_nDCG``, ``ERR_IA``, ``P_IA`` and ``StRecall``):
+
+* the intents weigh the same, ``P(i | q) = 1 / S`` over the intents with a
+  relevant item (``actualSubtopics``);
+* ERR-IA is ndeval's ``computeERR``: each intent's ERR has stopping
+  probability ``alpha`` at a relevant item, and the mean over intents is
+  divided by the ERR of a list relevant at every rank (its "ideal ideal"
+  normalisation), which makes it lie in [0, 1]. ndeval skips that division
+  at rank 1 (its loop starts at ``i = 1``), so its ``ERR-IA@1`` is ``G(1)``,
+  up to ``S``; here ``err_ia@1`` is divided like every other cut-off;
+* the ideal list of alpha-nDCG is ndeval's greedy approximation
+  (``idealResult``): rank by rank, the judged item of largest ``G``, a tie
+  going to the largest item id (ndeval: the largest docno, in ``strcmp``
+  order, which is the order of string ids and, for integer ids, the order
+  of ids of the same number of digits). The exact ideal is NP-hard to find;
+  the greedy one can fall short of it, so alpha-nDCG can exceed 1 in
+  principle (Clarke et al. 2008, section 5);
+* P-IA divides by ``k`` even when the list is shorter, counting each (item,
+  intent) pair once.
+
+ndeval ranks a run by the rank column, pyndeval by score and then docno
+ascending: ``evaluate(..., ties="item_asc")`` is pyndeval's order (the
+default ``"item_desc"`` is trec_eval's and ndeval ``-traditional``'s).
+ndeval stops at rank 20 (``DEPTH``); these functions take any ``k``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from .._kernels import _first_in_run
+from .._validation import (check_k, check_real, check_recommended, check_same_kind,
+                           check_relevance_level, handle_empty, show)
+from ._docstrings import shared_parameters
+from .judgements import _refuse_bounds
+from .registry import Metric, register
+
+# ndeval's ALPHA, Clarke et al.'s value
+ALPHA = 0.5
+
+
+# -- validation -----------------------------------------------------------------------
+
+def _intent_inputs(recommended, relevant, k, alpha, relevance_level):
+    """Checked inputs: the top k as sets of relevant intents, and every judged item's."""
+    items, kind = check_recommended(recommended, with_kind=True)
+    k = check_k(k, allow_none=False)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0)
+    level = check_relevance_level(relevance_level)
+    if not isinstance(relevant, Mapping):
+        raise TypeError("relevant must be a mapping item -> {intent: grade}; got "
+                        f"{type(relevant).__name__}")
+    judged = {}
+    for item, grades in relevant.items():
+        if not isinstance(grades, Mapping):
+            raise TypeError(f"relevant[{show(item)}] must be a mapping intent -> grade; "
+                            f"got {type(grades).__name__} {show(grades)}")
+        judged[item] = frozenset(
+            intent for intent, grade in grades.items()
+            if check_real(f"the grade of item {show(item)} for intent {show(intent)}",
+                          grade, low=0.0) >= level)
+    # the ids of relevant must be of the list's kind (a str list never matches int ids)
+    check_same_kind("recommended", kind, "relevant", judged)
+    top = [judged.get(item, frozenset()) for item in items[:k]]
+    return top, judged, k, alpha
+
+
+def _novelty_gains(ranked, alpha):
+    """G(r) of each rank: each intent's n-th relevant item gains (1 - alpha)**(n - 1)."""
+    seen, gains = {}, []
+    for intents in ranked:
+        gains.append(sum((1.0 - alpha) ** seen.get(i, 0) for i in intents))
+        for i in intents:
+            seen[i] = seen.get(i, 0) + 1
+    return gains
+
+
+def _n_intents(judged):
+    """S, the number of intents with at least one relevant item."""
+    return len(set().union(*judged.values()))
+
+
+# -- per-list functions ---------------------------------------------------------------
+
+@shared_parameters
+def alpha_ndcg_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1,
+                    empty="zero"):
+    """alpha-nDCG@k of a list (Clarke et al. 2008), with ndeval's greedy ideal.
+
+    ``alpha-DCG@k = sum_{r<=k} G(r) / log2(r + 1)`` with the novelty gain
+    ``G(r) = sum_i J_i(r) * (1 - alpha)**c_i(r)``: ``J_i(r)`` is 1 when the
+    item at rank ``r`` is relevant to intent ``i`` (grade at least
+    ``relevance_level``) and ``c_i(r)`` counts the items above it relevant
+    to ``i``. alpha-nDCG divides by the alpha-DCG@k of the ideal list, built
+    greedily from the judged items as ndeval 4.5 builds it. A user without
+    an intent that has a relevant item gets the ``empty`` policy; a list
+    shorter than ``k`` is scored as it is.
+
+    Parameters
+    ----------
+    {{recommended}}
+    relevant : mapping of hashable to mapping of hashable to float
+        ``item -> {intent: grade}``, the judged items.
+    k : int
+        Cut-off (a positive integer).
+    alpha : float, default=0.5
+        Redundancy intolerance in [0, 1]: 0 counts every relevant item
+        fully, 1 only the first one of each intent.
+    relevance_level : float, default=1
+        Minimum grade for an item to be relevant to an intent.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Result when no intent has a relevant item.
+
+    Returns
+    -------
+    float
+        alpha-nDCG@k, 0 when the top k holds no relevant item.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a ``relevant`` that is not a mapping of mappings, a negative or
+        non-number grade, a ``k`` that is not a positive integer, an
+        ``alpha`` outside [0, 1], and the checks of the list.
+
+    See Also
+    --------
+    err_ia_at_k, precision_ia_at_k, subtopic_recall_at_k, ndcg_at_k
+
+    Notes
+    -----
+    The ideal list is ndeval's (``src/ndeval.c``, ``idealResult``): at each
+    rank the remaining judged item of largest ``G``, a tie going to the
+    largest item id. Finding the exact ideal is NP-hard; ``evaluate``'s
+    ``alpha_ndcg@k`` equals pyndeval 0.0.8's ``alpha-nDCG@k`` user by user
+    (``tests/test_intent_metrics.py``).
+
+    References
+    ----------
+    .. [1] Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher and
+       MacKinnon, "Novelty and diversity in information retrieval
+       evaluation", SIGIR 2008.
+
+    Examples
+    --------
+    Item ``a`` covers intents 1 and 2, ``b`` intent 1 again, ``c`` intent 3:
+
+    >>> from metrics_lib import alpha_ndcg_at_k
+    >>> truth = {"a": {1: 1, 2: 1}, "b": {1: 1}, "c": {3: 1}}
+    >>> round(alpha_ndcg_at_k(["a", "b", "c"], truth, 3), 6)
+    0.977276
+    >>> alpha_ndcg_at_k(["a", "c", "b"], truth, 3)
+    1.0
+    """
+    top, judged, k, alpha = _intent_inputs(recommended, relevant, k, alpha,
+                                           relevance_level)
+    if _n_intents(judged) == 0:
+        return handle_empty(empty, "no intent has a relevant item")
+    ideal = _discounted(_greedy_ideal(judged, k, alpha))
+    return _discounted(_novelty_gains(top, alpha)) / ideal
+
+
+def _discounted(gains):
+    # ndeval's discount(i): log(2) / log(i + 2) for the 0-based rank i
+    return sum(g * (math.log(2.0) / math.log(r + 1.0)) for r, g in enumerate(gains, 1))
+
+
+def _greedy_ideal(judged, k, alpha):
+    """G(r) of ndeval's greedy ideal list, ranks 1..k (items of no intent left out)."""
+    left = sorted((item for item, intents in judged.items() if intents), key=_id_order)
+    seen, gains = {}, []
+    while left and len(gains) < k:
+        scores = [sum((1.0 - alpha) ** seen.get(i, 0) for i in judged[item])
+                  for item in left]
+        best = max(range(len(left)), key=lambda j: (scores[j], j))  # ties: largest id
+        gains.append(scores[best])
+        for i in judged[left.pop(best)]:
+            seen[i] = seen.get(i, 0) + 1
+    return gains
+
+
+def _id_order(item):
+    # ids of one kind compare directly; numpy integers as Python ints
+    return item.item() if isinstance(item, np.generic) else item
+
+
+@shared_parameters
+def err_ia_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1, empty="zero"):
+    """Intent-aware ERR@k as ndeval computes it (Agrawal et al. 2009; Chapelle et al. 2009).
+
+    ``ERR-IA@k = sum_{r<=k} G(r) / r / (S * sum_{r<=k} (1 - alpha)**(r - 1) / r)``
+    with the novelty gain ``G(r)`` of :func:`alpha_ndcg_at_k` and ``S`` the
+    number of intents that have a relevant item: the mean over those
+    intents of each intent's ERR (stopping probability ``alpha`` at a
+    relevant item), divided by the ERR of a list relevant at every rank.
+    A user with ``S = 0`` gets the ``empty`` policy.
+
+    Parameters
+    ----------
+    {{recommended}}
+    relevant : mapping of hashable to mapping of hashable to float
+        ``item -> {intent: grade}``, the judged items.
+    k : int
+        Cut-off (a positive integer).
+    alpha : float, default=0.5
+        The stopping probability at a relevant item, in [0, 1].
+    relevance_level : float, default=1
+        Minimum grade for an item to be relevant to an intent.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Result when no intent has a relevant item.
+
+    Returns
+    -------
+    float
+        ERR-IA@k in [0, 1].
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`alpha_ndcg_at_k`.
+
+    See Also
+    --------
+    alpha_ndcg_at_k, err_at_k
+
+    Notes
+    -----
+    This is ndeval 4.5's ``ERR-IA@k`` (``src/ndeval.c``, ``computeERR``),
+    not Agrawal et al.'s weighted sum of graded ERR: the intents weigh
+    ``1 / S``, relevance is binary, and the "ideal ideal" division makes it
+    independent of the collection. At ``k = 1`` ndeval leaves the division
+    out (its normalising loop starts at the second rank) and reports
+    ``G(1)``, which can exceed 1; here ``k = 1`` is divided too, so
+    ``err_ia_at_k(..., 1)`` is ndeval's value over ``S``.
+
+    References
+    ----------
+    .. [1] Agrawal, Gollapudi, Halverson and Ieong, "Diversifying search
+       results", WSDM 2009.
+    .. [2] Chapelle, Metzler, Zhang and Grinspan, "Expected reciprocal rank
+       for graded relevance", CIKM 2009.
+
+    Examples
+    --------
+    >>> from metrics_lib import err_ia_at_k
+    >>> truth = {"a": {1: 1, 2: 1}, "b": {1: 1}, "c": {3: 1}}
+    >>> err_ia_at_k(["a", "b", "c"], truth, 3)  # (2 + 0.5/2 + 1/3) / (3 * (1 + 0.5/2 + 0.25/3))
+    0.6458333333333334
+    """
+    top, judged, k, alpha = _intent_inputs(recommended, relevant, k, alpha,
+                                           relevance_level)
+    n_intents = _n_intents(judged)
+    if n_intents == 0:
+        return handle_empty(empty, "no intent has a relevant item")
+    value = sum(g / r for r, g in enumerate(_novelty_gains(top, alpha), 1))
+    return value / (n_intents * _ideal_ideal_err(k, alpha))
+
+
+def _ideal_ideal_err(k, alpha):
+    """sum_{r<=k} (1 - alpha)**(r - 1) / r: the ERR of a list relevant at every rank.
+
+    Terms past ``(1 - alpha)**(r - 1) < 1e-320`` are 0 in floating point, so
+    the sum stops there (alpha = 0 sums all k terms).
+    """
+    if alpha > 0:
+        k = min(k, 2 + int(740.0 / -math.log1p(-alpha)) if alpha < 1 else 1)
+    ranks = np.arange(1, k + 1, dtype=np.float64)
+    return float(np.sum(np.power(1.0 - alpha, ranks - 1.0) / ranks))
+
+
+@shared_parameters
+def precision_ia_at_k(recommended, relevant, k, *, relevance_level=1, empty="zero"):
+    """Intent-aware precision@k (Agrawal et al. 2009) with ndeval's weights.
+
+    ``P-IA@k = sum_{r<=k} sum_i J_i(r) / (k * S)``: the mean over the ``S``
+    intents that have a relevant item of each intent's precision@k, the
+    denominator ``k`` even when the list is shorter. A user with ``S = 0``
+    gets the ``empty`` policy.
+
+    Parameters
+    ----------
+    {{recommended}}
+    relevant : mapping of hashable to mapping of hashable to float
+        ``item -> {intent: grade}``, the judged items.
+    k : int
+        Cut-off (a positive integer).
+    relevance_level : float, default=1
+        Minimum grade for an item to be relevant to an intent.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Result when no intent has a relevant item.
+
+    Returns
+    -------
+    float
+        P-IA@k in [0, 1].
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`alpha_ndcg_at_k`.
+
+    See Also
+    --------
+    subtopic_recall_at_k, precision_at_k
+
+    Notes
+    -----
+    ndeval 4.5, ``src/ndeval.c``, ``computePrecision``: intents weigh
+    ``1 / S``, not a query's intent distribution ``P(i | q)`` (which ndeval
+    has no input for).
+
+    References
+    ----------
+    .. [1] Agrawal, Gollapudi, Halverson and Ieong, "Diversifying search
+       results", WSDM 2009.
+
+    Examples
+    --------
+    >>> from metrics_lib import precision_ia_at_k
+    >>> truth = {"a": {1: 1, 2: 1}, "b": {1: 1}, "c": {3: 1}}
+    >>> precision_ia_at_k(["a", "x"], truth, 2)
+    0.3333333333333333
+    """
+    top, judged, k, _ = _intent_inputs(recommended, relevant, k, ALPHA, relevance_level)
+    n_intents = _n_intents(judged)
+    if n_intents == 0:
+        return handle_empty(empty, "no intent has a relevant item")
+    return sum(len(intents) for intents in top) / (k * n_intents)
+
+
+@shared_parameters
+def subtopic_recall_at_k(recommended, relevant, k, *, relevance_level=1, empty="zero"):
+    """Subtopic recall@k (Zhai, Cohen and Lafferty 2003): the share of intents covered.
+
+    ``S-recall@k`` is the number of intents with a relevant item in the top
+    ``k`` over ``S``, the number of intents that have a relevant item at
+    all. A user with ``S = 0`` gets the ``empty`` policy.
+
+    Parameters
+    ----------
+    {{recommended}}
+    relevant : mapping of hashable to mapping of hashable to float
+        ``item -> {intent: grade}``, the judged items.
+    k : int
+        Cut-off (a positive integer).
+    relevance_level : float, default=1
+        Minimum grade for an item to be relevant to an intent.
+    empty : {"zero", "nan", "one", "raise"}, default="zero"
+        Result when no intent has a relevant item.
+
+    Returns
+    -------
+    float
+        S-recall@k in [0, 1].
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`alpha_ndcg_at_k`.
+
+    See Also
+    --------
+    precision_ia_at_k, recall_at_k
+
+    Notes
+    -----
+    ndeval 4.5's ``strec@k`` (``src/ndeval.c``, ``computeSTRecall``).
+
+    References
+    ----------
+    .. [1] Zhai, Cohen and Lafferty, "Beyond independent relevance: methods
+       and evaluation metrics for subtopic retrieval", SIGIR 2003.
+
+    Examples
+    --------
+    >>> from metrics_lib import subtopic_recall_at_k
+    >>> truth = {"a": {1: 1, 2: 1}, "b": {1: 1}, "c": {3: 1}}
+    >>> subtopic_recall_at_k(["b", "a"], truth, 2)
+    0.6666666666666666
+    """
+    top, judged, k, _ = _intent_inputs(recommended, relevant, k, ALPHA, relevance_level)
+    n_intents = _n_intents(judged)
+    if n_intents == 0:
+        return handle_empty(empty, "no intent has a relevant item")
+    return len(set().union(*top)) / n_intents
+
+
+# -- the batch kernels (evaluate's intent_col=) -------------------------------------
+#
+# evaluate reads a truth with one row per (user, item, intent) and folds it into
+# one row per (user, item) whose "grade" is a 1-based key into the item's
+# relevant intents (metrics_lib/batch/intents.py): options["intent_ptr"] and
+# options["intent_codes"] hold them, as compressed rows. The keys of one user
+# increase with the item id, which gives the greedy ideal its tie order.
+
+def _intents_of(keys, options):
+    """(row, intent) of every relevant intent of the items of 1-based ``keys``."""
+    ptr, codes = options["intent_ptr"], options["intent_codes"]
+    group = keys.astype(np.int64) - 1
+    counts = ptr[group + 1] - ptr[group]
+    row = np.repeat(np.arange(group.size), counts)
+    within = np.arange(row.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    return row, codes[ptr[group][row] + within]
+
+
+def _run_rank(keys):
+    """How many equal keys come before each one (keys in any order, stable)."""
+    order = np.argsort(keys, kind="stable")
+    first = _first_in_run(keys[order])
+    starts = np.flatnonzero(first)
+    rank = np.empty(keys.size, dtype=np.int64)
+    rank[order] = np.arange(keys.size) - starts[np.cumsum(first) - 1]
+    return rank
+
+
+def _n_codes(options):
+    return int(options["intent_codes"].max(initial=-1)) + 1
+
+
+def _intent_hits(tables, k, options):
+    """(user, rank, seen) of every (hit, relevant intent) pair in the top k, and S.
+
+    ``seen`` is ``c_i(r)``: the earlier ranks of the user's list relevant to
+    the same intent (the hits come in rank order within each user).
+    """
+    _refuse_bounds("the intent metrics", options["ties"])
+    table, n_codes = tables.binary, _n_codes(options)
+    row, intent = _intents_of(table.hit_grade, options)
+    user, pos = table.hit_user[row], table.hit_pos[row]
+    seen = _run_rank(user.astype(np.int64) * n_codes + intent)
+    if k is not None and not tables.truncated:
+        keep = pos <= k
+        user, pos, seen = user[keep], pos[keep], seen[keep]
+    return user, pos.astype(np.float64), seen, _n_intents_per_user(table, options)
+
+
+def _n_intents_per_user(table, options):
+    """S of each user of the chunk: the distinct intents with a relevant item."""
+    n_intents = np.zeros(table.n_users)
+    if options["candidates"] != "recommended":  # counted once, when truth was folded
+        n_intents[table.truth_code] = options["intent_count"][
+            table.truth_grade.astype(np.int64) - 1]
+        return n_intents
+    # the judgements of the listed items only: counted from them
+    n_codes = _n_codes(options)
+    row, intent = _intents_of(table.truth_grade, options)
+    pairs = np.unique(table.truth_code[row].astype(np.int64) * n_codes + intent)
+    return np.bincount(pairs // max(n_codes, 1), minlength=table.n_users).astype(float)
+
+
+def _per_user(user, weights, n_users):
+    return np.bincount(user, weights=weights, minlength=n_users)
+
+
+def _mean_over_intents(total, n_intents, scale=1.0):
+    return np.divide(total, n_intents * scale, out=np.zeros(total.size),
+                     where=n_intents > 0)
+
+
+def _s_recall_batch(tables, k, options):
+    user, _, seen, n_intents = _intent_hits(tables, k, options)
+    covered = _per_user(user[seen == 0], None, tables.binary.n_users)
+    return _mean_over_intents(covered, n_intents), n_intents == 0
+
+
+def _p_ia_batch(tables, k, options):
+    user, _, _, n_intents = _intent_hits(tables, k, options)
+    pairs = _per_user(user, None, tables.binary.n_users)
+    return _mean_over_intents(pairs, n_intents, float(k)), n_intents == 0
+
+
+def _err_ia_batch(tables, k, options):
+    user, pos, seen, n_intents = _intent_hits(tables, k, options)
+    gains = _per_user(user, np.power(1.0 - ALPHA, seen) / pos, tables.binary.n_users)
+    return (_mean_over_intents(gains, n_intents, _ideal_ideal_err(k, ALPHA)),
+            n_intents == 0)
+
+
+def _discount(pos):
+    return np.log(2.0) / np.log(pos + 1.0)  # ndeval's discount(rank - 1)
+
+
+def _alpha_ndcg_batch(tables, k, options):
+    user, pos, seen, n_intents = _intent_hits(tables, k, options)
+    dcg = _per_user(user, np.power(1.0 - ALPHA, seen) * _discount(pos),
+                    tables.binary.n_users)
+    ideal = _greedy_ideal_dcg(tables.binary, k, ALPHA, options)
+    return (np.divide(dcg, ideal, out=np.zeros(dcg.size), where=ideal > 0),
+            n_intents == 0)
+
+
+def _greedy_ideal_dcg(table, k, alpha, options):
+    """ndeval's greedy ideal alpha-DCG@k of every user, one rank at a time for all.
+
+    Candidates are each user's judged items relevant to some intent, in
+    (user, key) order, so that the last best candidate of a user is the one
+    of largest item id (ndeval's tie rule). Each pass scores every candidate
+    left with the gains its intents still have, takes each user's best,
+    and multiplies its intents' gains by ``1 - alpha``.
+    """
+    n_codes = _n_codes(options)
+    order = np.lexsort((table.truth_grade, table.truth_code))
+    cand_user, cand_key = table.truth_code[order], table.truth_grade[order]
+    row, intent = _intents_of(cand_key, options)
+    keep = np.bincount(row, minlength=cand_key.size) > 0
+    cand_user, cand_key = cand_user[keep], cand_key[keep]
+    row, intent = _intents_of(cand_key, options)
+    _, slot = np.unique(cand_user[row].astype(np.int64) * n_codes + intent,
+                        return_inverse=True)
+    gain = np.ones(slot.size)  # at most one slot per pair; the unused ones stay 1
+    starts = np.flatnonzero(_first_in_run(cand_user))
+    owner = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, cand_user.size]))
+    ideal, left = np.zeros(table.n_users), np.ones(cand_user.size, dtype=bool)
+    index = np.arange(cand_user.size)
+    depth = 0 if starts.size == 0 else int(np.diff(np.r_[starts, cand_user.size]).max())
+    for rank in range(1, min(k, depth) + 1):
+        score = np.where(left, np.bincount(row, weights=gain[slot],
+                                           minlength=cand_user.size), -1.0)
+        best = np.maximum.reduceat(score, starts)
+        pick = np.maximum.reduceat(np.where(score == best[owner], index, -1), starts)
+        alive = best >= 0.0
+        ideal[cand_user[starts[alive]]] += best[alive] * _discount(float(rank))
+        left[pick[alive]] = False
+        picked = np.zeros(cand_user.size, dtype=bool)
+        picked[pick[alive]] = True
+        gain[slot[picked[row]]] *= 1.0 - alpha
+    return ideal
+
+
+for _name, _aliases, _per_list, _batch in (
+        ("alpha_ndcg", ("alpha_ndcg", "alpha-ndcg"), alpha_ndcg_at_k, _alpha_ndcg_batch),
+        ("err_ia", ("err_ia", "err-ia"), err_ia_at_k, _err_ia_batch),
+        ("p_ia", ("p_ia", "p-ia", "precision_ia"), precision_ia_at_k, _p_ia_batch),
+        ("s_recall", ("s_recall", "s-recall", "strec", "subtopic_recall"),
+         subtopic_recall_at_k, _s_recall_batch)):
+    register(Metric(
+        name=_name, aliases=_aliases, per_list=_per_list, batch=_batch,
+        cutoff="required", intents=True,
+        empty_reason="no intent with a relevant item"))
+del _name, _aliases, _per_list, _batch
