@@ -399,3 +399,19 @@ def test_popularity_bad_input():
     with pytest.raises(TypeError, match="floats"):
         popularity_bias_batch(recs.assign(item=[1.0]), pd.DataFrame({"user": [1],
                                                                      "item": [1.0]}))
+
+
+def test_ids_of_two_kinds_are_refused():
+    with pytest.raises(TypeError, match="kind"):
+        miscalibration([1], ["1"], {1: ["x"], "1": ["x"]})
+    with pytest.raises(TypeError, match="kind"):
+        long_tail_share([1], [(0, "1")])
+    with pytest.raises(TypeError, match="kind"):
+        expected_exposure([[1]], {"1": 1})
+    with pytest.raises(TypeError, match="kind"):
+        group_exposure([[1]], {"1": "g"})
+    recs = pd.DataFrame({"user": [1], "item": [1]})
+    with pytest.raises(TypeError, match="kind"):
+        popularity_bias_batch(recs, pd.DataFrame({"user": [1], "item": ["1"]}))
+    with pytest.raises(ValueError, match="twice"):
+        expected_exposure([["a", "a"]], {"a"})

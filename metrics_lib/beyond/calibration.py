@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_k, check_real, check_recommended, show
+from .._validation import (check_choice, check_k, check_real, check_recommended,
+                           check_same_kind, show)
 from ._long import as_result, check_ranks, check_unique_pairs, read_table, shared_codes
 
 RANK_WEIGHTS = ("equal", "reciprocal", "log")
@@ -230,6 +231,7 @@ def miscalibration(recommended, history, item_genres, *, alpha=0.01,
     if not h_items:
         raise ValueError("history is empty; the genre mix p(g|u) of an empty history "
                          "is undefined")
+    check_same_kind("recommended", recommended, "history", h_items)
     rows = _genre_rows(item_genres, list(recommended) + h_items)
     g_items = [r[0] for r in rows]
     genre_codes, _ = pd.factorize(pd.Series([r[1] for r in rows], dtype=object))

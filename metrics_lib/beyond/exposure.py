@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import (check_choice, check_k, check_open_unit, check_recommended,
-                           check_relevant, show)
+                           check_relevant, check_same_kind, show)
 from ._long import as_result, check_ranks, check_unique_pairs, read_table, shared_codes
 
 POSITION_WEIGHTS = ("log", "geometric", "equal")
@@ -177,6 +177,8 @@ def expected_exposure(sampled_rankings, relevant, *, patience=0.5):
         raise ValueError("relevant is empty; the target exposure needs judged items")
     if min(grades.values()) < 0:
         raise ValueError("relevant holds a negative grade; grades must be >= 0")
+    check_same_kind("sampled_rankings", [i for run in runs for i in run], "relevant",
+                    list(grades))
     items = [i for run in runs for i in run] + list(grades)
     codes, ids = pd.factorize(pd.Series(items, dtype=object))
     n_rows = len(items) - len(grades)
@@ -260,6 +262,8 @@ def group_exposure(recommended_lists, item_groups, *, relevant_lists=None,
         raise TypeError("item_groups must be a non-empty mapping item -> group")
     lists = [items for _, items in _iter_lists(recommended_lists, k)]
     catalogue = list(item_groups)
+    check_same_kind("recommended_lists", [i for items in lists for i in items],
+                    "item_groups", catalogue)
     rec_items = [i for items in lists for i in items]
     judged = []
     if relevant_lists is not None:

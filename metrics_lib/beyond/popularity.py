@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._validation import check_choice, check_k, check_real, check_recommended, show
+from .._validation import (check_choice, check_k, check_real, check_recommended,
+                           check_same_kind, show)
 from ._long import as_result, check_ranks, check_unique_pairs, read_table, shared_codes
 from .novelty_serendipity import POPULARITY_KINDS, _check_interactions
 
@@ -74,6 +75,8 @@ def _one_list(recommended, interactions, k, popularity, head, head_share):
         raise ValueError("recommended is empty; the mean popularity of no item is "
                          "undefined")
     pairs = _check_interactions(interactions)
+    check_same_kind("recommended", recommended, "interactions (its items)",
+                    [i for _, i in pairs])
     ids = [i for _, i in pairs] + list(recommended)
     codes, _ = pd.factorize(pd.Series(ids, dtype=object))
     users, _ = pd.factorize(pd.Series([u for u, _ in pairs], dtype=object))
