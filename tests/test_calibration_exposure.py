@@ -185,6 +185,14 @@ def test_expected_exposure_hand_case():
     disparity = sum(e * e for e in exposure.values())
     relevance = sum(exposure[i] * target[i] for i in exposure)
     loss = sum((exposure[i] - target[i]) ** 2 for i in exposure)
+    got = expected_exposure(runs, {"a": 2, "b": 1, "c": 0}, patience=0.5, complete=True)
+    assert got["disparity"] == pytest.approx(float(disparity), rel=1e-12)
+    assert got["relevance"] == pytest.approx(float(relevance), rel=1e-12)
+    assert got["loss"] == pytest.approx(float(loss), rel=1e-12)
+    # by default (expeval's, incomplete judgements) grade 0 has no place: c's target is 0
+    target["c"] = F(0)
+    relevance = sum(exposure[i] * target[i] for i in exposure)
+    loss = sum((exposure[i] - target[i]) ** 2 for i in exposure)
     got = expected_exposure(runs, {"a": 2, "b": 1, "c": 0}, patience=0.5)
     assert got["disparity"] == pytest.approx(float(disparity), rel=1e-12)
     assert got["relevance"] == pytest.approx(float(relevance), rel=1e-12)
@@ -218,7 +226,9 @@ def test_expected_exposure_properties():
                 for _ in range(rng.integers(1, 5))]
         judged = {i: int(rng.integers(0, 3)) for i in rng.choice(items, size=4,
                                                                  replace=False)}
-        got = expected_exposure(runs, judged, patience=gamma)
+        judged[items[0]] = 1  # at least one relevant item
+        complete = bool(rng.integers(2))
+        got = expected_exposure(runs, judged, patience=gamma, complete=complete)
         # each sample spreads sum_r gamma^(r-1) over its items
         total = np.mean([(1 - gamma ** len(r)) / (1 - gamma) for r in runs])
         assert got["disparity"] <= 1 / (1 - gamma**2) + 1e-12
@@ -226,7 +236,8 @@ def test_expected_exposure_properties():
         assert got["loss"] >= 0 and got["relevance"] >= 0
         relabel = {i: 1000 + j for j, i in enumerate(reversed(items))}
         again = expected_exposure([[relabel[i] for i in r] for r in runs[::-1]],
-                                  {relabel[i]: g for i, g in judged.items()}, patience=gamma)
+                                  {relabel[i]: g for i, g in judged.items()}, patience=gamma,
+                                  complete=complete)
         for key in got:
             assert again[key] == pytest.approx(got[key], rel=1e-12, abs=1e-15)
 
@@ -241,26 +252,34 @@ def test_expected_exposure_batch_equals_per_user():
                 for _ in range(rng.integers(1, 4))]
         judged = {int(i): int(rng.integers(0, 4)) for i in rng.choice(items, size=3,
                                                                       replace=False)}
-        per_user[f"u{u}"] = expected_exposure(runs, judged, patience=0.8)
+        judged[int(runs[0][0])] = 2
+        per_user[f"u{u}"] = {c: expected_exposure(runs, judged, patience=0.8, complete=c)
+                             for c in (False, True)}
         rows += [(f"u{u}", s, int(i), r + 1) for s, run in enumerate(runs)
                  for r, i in enumerate(run)]
         truth += [(f"u{u}", i, g) for i, g in judged.items()]
     runs = pd.DataFrame(rows, columns=["user", "sample", "item", "rank"])
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
-    for table in (lambda f: f, pl.from_pandas):
-        got = expected_exposure_batch(table(runs), table(truth), patience=0.8)
+    for table, complete in ((lambda f: f, False), (lambda f: f, True),
+                            (pl.from_pandas, True)):
+        got = expected_exposure_batch(table(runs), table(truth), patience=0.8,
+                                      complete=complete)
         if not isinstance(got, pd.DataFrame):
             got = got.to_pandas().set_index("user")
         assert len(got) == 25
         for user, row in got.iterrows():
             for key in ("loss", "disparity", "relevance"):
-                assert row[f"ee_{key}"] == pytest.approx(per_user[user][key], rel=1e-12,
-                                                         abs=1e-15)
+                assert row[f"ee_{key}"] == pytest.approx(per_user[user][complete][key],
+                                                         rel=1e-12, abs=1e-15)
 
 
 def test_expected_exposure_bad_input():
-    with pytest.raises(ValueError, match="relevant is empty"):
+    with pytest.raises(ValueError, match="no item with a place"):
         expected_exposure([["a"]], {})
+    with pytest.raises(ValueError, match="no item with a place"):
+        expected_exposure([["a"]], {"a": 0})
+    with pytest.raises(TypeError, match="complete"):
+        expected_exposure([["a"]], {"a": 1}, complete=1)
     with pytest.raises(ValueError, match="no sample"):
         expected_exposure([], {"a"})
     with pytest.raises(ValueError, match="patience"):
@@ -272,7 +291,7 @@ def test_expected_exposure_bad_input():
     truth = pd.DataFrame({"user": [1], "item": ["a"], "relevance": [1]})
     with pytest.raises(ValueError, match="a rank within one sample twice"):
         expected_exposure_batch(runs, truth)
-    with pytest.raises(ValueError, match="user 2 has rankings but no judged"):
+    with pytest.raises(ValueError, match="user 2 has rankings but no item"):
         expected_exposure_batch(runs.assign(user=2, rank=[1, 2]), truth)
     with pytest.raises(ValueError, match="ranks must be whole"):
         expected_exposure_batch(runs.assign(rank=[1, 1.5]), truth)

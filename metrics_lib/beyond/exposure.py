@@ -37,11 +37,12 @@ def _target(t_user, t_grade, n_users, gamma):
 def _expected_exposure(runs, truth, n_users, n_items, gamma):
     """Per-user (loss, disparity, relevance) from codes.
 
-    ``runs`` = (user, sample, item, rank); ``truth`` = (user, item, grade).
+    ``runs`` = (user, sample, item, rank); ``truth`` = (user, item, grade),
+    the items that have a place in the ideal ranking.
     """
     r_user, r_sample, r_item, r_rank = runs
     t_user, t_item, t_grade = truth
-    samples = np.bincount(r_user, minlength=n_users)  # distinct samples per user
+    # distinct samples per user
     samples = np.bincount(np.unique(np.stack([r_user, r_sample]), axis=1)[0],
                           minlength=n_users).astype(float)
     key = r_user.astype(np.int64) * n_items + r_item
@@ -99,7 +100,14 @@ def _check_runs(sampled_rankings):
     return runs
 
 
-def expected_exposure(sampled_rankings, relevant, *, patience=0.5):
+def _placed(grades: np.ndarray, complete) -> np.ndarray:
+    """Which judged rows have a place in the ideal ranking (expeval's -C)."""
+    if not isinstance(complete, (bool, np.bool_)):
+        raise TypeError(f"complete must be True or False; got {show(complete)}")
+    return np.ones(len(grades), bool) if complete else grades > 0
+
+
+def expected_exposure(sampled_rankings, relevant, *, patience=0.5, complete=False):
     """Expected exposure loss, disparity and relevance of one user's
     stochastic ranking (Diaz et al. 2020).
 
@@ -126,11 +134,15 @@ def expected_exposure(sampled_rankings, relevant, *, patience=0.5):
         The rankings sampled from the stochastic ranker for this user, one
         per sample (lengths may differ).
     relevant : collection or mapping
-        The judged items: ids (grade 1) or id -> grade (>= 0). Every judged
-        item, grade 0 included, has a place in the ideal ranking; an unjudged
-        item has target 0.
+        The judged items: ids (grade 1) or id -> grade (>= 0).
     patience : float, default=0.5
         :math:`\\gamma` in (0, 1).
+    complete : bool, default=False
+        ``False``: only items of positive grade have a place in the ideal
+        ranking; grade 0 and unjudged items have target 0 (expeval's
+        default, for incomplete judgements). ``True``: every judged item,
+        grade 0 included, is placed after the relevant ones (expeval's
+        ``-C``, for a fully judged candidate set).
 
     Returns
     -------
@@ -141,7 +153,8 @@ def expected_exposure(sampled_rankings, relevant, *, patience=0.5):
     Raises
     ------
     ValueError
-        For no sample, an item twice in one sample, no judged item, or a
+        For no sample, an item twice in one sample, no item with a place in
+        the ideal ranking (no positive grade unless ``complete``), or a
         negative grade.
 
     See Also
@@ -151,10 +164,12 @@ def expected_exposure(sampled_rankings, relevant, *, patience=0.5):
     Notes
     -----
     The targets follow ``target`` in ``exposure.py`` of Diaz's ``expeval``
-    (github.com/diazf/expeval), which also places grade-0 judged items and
-    reports the same three raw quantities (it can also normalise them by
-    bounds, which is not done here). A deterministic ranker is one sample.
-    EE-D lies in :math:`(0, 1/(1-\\gamma^2)]`.
+    (github.com/diazf/expeval), whose ``-U`` output (unnormalised) is these
+    three quantities: ``disparity``, ``relevance`` and ``difference`` (the
+    loss). expeval can also normalise them by bounds, which is not done
+    here; it requires the ranks of a sample to be 1, 2, ..., n, while here
+    a rank is a position and gaps are allowed. A deterministic ranker is
+    one sample. EE-D lies in :math:`(0, 1/(1-\\gamma^2)]`.
 
     References
     ----------
@@ -173,10 +188,14 @@ def expected_exposure(sampled_rankings, relevant, *, patience=0.5):
     gamma = check_open_unit("patience", patience)
     runs = _check_runs(sampled_rankings)
     grades = check_relevant(relevant, name="relevant")
-    if not grades:
-        raise ValueError("relevant is empty; the target exposure needs judged items")
-    if min(grades.values()) < 0:
+    if grades and min(grades.values()) < 0:
         raise ValueError("relevant holds a negative grade; grades must be >= 0")
+    placed = _placed(np.array(list(grades.values()), dtype=float), complete)
+    grades = {i: g for (i, g), keep in zip(grades.items(), placed) if keep}
+    if not grades:
+        raise ValueError("relevant has no item with a place in the ideal ranking (no "
+                         "positive grade, or nothing judged with complete=True); the "
+                         "target exposure is undefined")
     check_same_kind("sampled_rankings", [i for run in runs for i in run], "relevant",
                     list(grades))
     items = [i for run in runs for i in run] + list(grades)
@@ -296,7 +315,8 @@ def group_exposure(recommended_lists, item_groups, *, relevant_lists=None,
 
 
 # ------------------------------------------------------------------ batch
-def expected_exposure_batch(rankings, truth, *, patience=0.5, user_col="user",
+def expected_exposure_batch(rankings, truth, *, patience=0.5, complete=False,
+                            user_col="user",
                             sample_col="sample", item_col="item", rank_col="rank",
                             relevance_col="relevance"):
     """:func:`expected_exposure` for every user of a long table, vectorised.
@@ -308,8 +328,8 @@ def expected_exposure_batch(rankings, truth, *, patience=0.5, user_col="user",
         that sampled ranking.
     truth : table of the same kinds
         The judged (user, item) pairs and their grades (>= 0).
-    patience : float, default=0.5
-        :math:`\\gamma` in (0, 1).
+    patience, complete
+        As in :func:`expected_exposure`.
     user_col, sample_col, item_col, rank_col, relevance_col : str
         Column names.
 
@@ -322,7 +342,8 @@ def expected_exposure_batch(rankings, truth, *, patience=0.5, user_col="user",
     Raises
     ------
     ValueError
-        If a user of ``rankings`` has no judged item, an item or a rank
+        If a user of ``rankings`` has no item with a place in the ideal
+        ranking (no positive grade unless ``complete``), an item or a rank
         occurs twice in one sample, or a grade is negative.
 
     See Also
@@ -361,10 +382,13 @@ def expected_exposure_batch(rankings, truth, *, patience=0.5, user_col="user",
     grade = judged["relevance_col"]
     if (grade < 0).any():
         raise ValueError(f"truth column {show(relevance_col)} holds a negative grade")
+    placed = _placed(grade, complete)
+    t_user, t_item, grade = t_user[placed], t_item[placed], grade[placed]
     without = np.setdiff1d(np.unique(r_user), np.unique(t_user))
     if len(without):
-        raise ValueError(f"user {show(user_ids[without[0]])} has rankings but no judged "
-                         "item in truth; the target exposure needs judgements")
+        raise ValueError(f"user {show(user_ids[without[0]])} has rankings but no item "
+                         "with a place in the ideal ranking in truth (no positive "
+                         "grade, unless complete=True)")
     loss, disparity, relevance = _expected_exposure(
         (r_user, r_sample, r_item, rank), (t_user, t_item, grade), len(user_ids),
         len(item_ids), gamma)
