@@ -434,3 +434,52 @@ def test_ids_of_two_kinds_are_refused():
         popularity_bias_batch(recs, pd.DataFrame({"user": [1], "item": ["1"]}))
     with pytest.raises(ValueError, match="twice"):
         expected_exposure([["a", "a"]], {"a"})
+
+
+def _elliot_long_tail(counts, transactions):
+    """Elliot's Popularity.get_short_head / get_long_tail, transcribed."""
+    ordered = dict(sorted(counts.items(), key=lambda kv: kv[1], reverse=True))
+    limit, head = transactions * 0.8, []
+    for item, pop in ordered.items():
+        head.append(item)
+        limit -= pop
+        if limit <= 0:
+            break
+    return {i for i in ordered if i not in head}
+
+
+def _recbole_tail(counts, tail_ratio):
+    """RecBole's TailPercentage.get_tail (recbole/evaluator/metrics.py), transcribed."""
+    ordered = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]))
+    return {item for item, _ in ordered[:max(int(len(ordered) * tail_ratio), 1)]}
+
+
+def test_long_tail_matches_elliot_and_recbole_without_ties():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(2, 30))
+        pops = rng.permutation(np.arange(1, n + 1) * 2 + 1)  # distinct: no ties
+        counts = {f"i{j:02d}": int(p) for j, p in enumerate(pops)}
+        # each interaction by its own user: interactions and distinct users agree
+        pairs = [(f"{i}-{u}", i) for i, c in counts.items() for u in range(c)]
+        lst = list(rng.choice(list(counts), size=int(rng.integers(1, n + 1)), replace=False))
+        tail = _elliot_long_tail(counts, len(pairs))
+        assert long_tail_share(lst, pairs, popularity="users") == \
+            sum(i in tail for i in lst) / len(lst)
+        ratio = float(rng.choice([0.1, 0.2, 0.5, 0.8]))
+        tail = _recbole_tail(counts, ratio)
+        if int(n * ratio) >= 1:  # RecBole keeps one tail item even when the share rounds to 0
+            assert long_tail_share(lst, pairs, head="items", head_share=1 - ratio) == \
+                pytest.approx(sum(i in tail for i in lst) / len(lst), abs=0)
+
+
+def test_items_rule_is_not_fooled_by_float_products():
+    # 25 items of distinct popularity; 0.28 * 25 is 7.000000000000001 in floats,
+    # and the head is 7 items, not 8
+    pairs = [(f"{j}-{u}", f"i{j}") for j in range(25) for u in range(30 - j)]
+    ranked = [f"i{j}" for j in range(25)]  # most popular first
+    assert long_tail_share(ranked, pairs, head="items", head_share=0.28) == 18 / 25
+    # ratings rule: counts 7, 6, 5, 4, 3 (25 interactions); 0.28 of 25 is 7, which
+    # the first item holds alone, so the second is long tail
+    pairs = [(f"{c}-{u}", f"c{c}") for c in (7, 6, 5, 4, 3) for u in range(c)]
+    assert long_tail_share(["c6"], pairs, head_share=0.28) == 1.0

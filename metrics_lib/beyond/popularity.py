@@ -40,9 +40,10 @@ def _head(counts: np.ndarray, head: str, head_share: float) -> np.ndarray:
     ranked = counts[order]
     if head == "ratings":
         before = np.cumsum(ranked) - ranked
-        n_head = int(np.count_nonzero(before < head_share * ranked.sum()))
+        n_head = int(np.count_nonzero(before < round(head_share * ranked.sum(), 9)))
     else:
-        n_head = math.ceil(head_share * np.count_nonzero(counts))
+        # rounded first: 0.28 * 25 is 7.000000000000001 in floats, whose ceil is 8
+        n_head = math.ceil(round(head_share * np.count_nonzero(counts), 9))
     threshold = ranked[max(n_head, 1) - 1]
     return (counts >= threshold) & (counts > 0)
 
@@ -193,8 +194,15 @@ def long_tail_share(recommended, interactions, *, head="ratings", head_share=0.8
     split never depends on the order of the ids (Elliot's loop stops at the
     first item that reaches the share, whichever of the tied items that is;
     RecBole's ``TailPercentage`` takes the ``int(tail_ratio * n)`` least
-    popular items as the tail, ties broken by item id). An item absent from
-    ``interactions`` has popularity 0 and is in the tail.
+    popular items as the tail, ties broken by item id, in
+    ``recbole/evaluator/metrics.py``). An item absent from ``interactions``
+    has popularity 0 and is in the tail; Elliot's APLT
+    (``elliot/evaluation/metrics/bias/aplt/aplt.py``) takes its long tail
+    from ``Popularity.get_long_tail``, which lists only items seen in
+    training, so such an item counts as not long-tail there. Without ties
+    and unseen items, ``head="ratings"`` with ``popularity="users"`` is
+    Elliot's split and ``head="items"`` with ``head_share = 1 - tail_ratio``
+    is RecBole's (a test checks both against transcriptions of their code).
 
     References
     ----------
