@@ -18,7 +18,7 @@ RANK_WEIGHTS = ("equal", "reciprocal", "log")
 
 # ------------------------------------------------------------------ maths
 def _rank_weight(ranks: np.ndarray, rank_weights: str) -> np.ndarray:
-    """w_r(i) of Steck's Eq. (2) for 1-based ranks."""
+    """Steck's rank weight w_r(i) of q(g|u), for 1-based ranks."""
     if rank_weights == "equal":
         return np.ones(len(ranks))
     if rank_weights == "reciprocal":  # as in MRR
@@ -27,7 +27,7 @@ def _rank_weight(ranks: np.ndarray, rank_weights: str) -> np.ndarray:
 
 
 def _genre_mix(users, items, weights, shares, n_users):
-    """Rows of sum_i w_i p(g|i) / sum_i w_i (Steck's Eqs. 1 and 2) as a dense
+    """Rows of sum_i w_i p(g|i) / sum_i w_i (Steck's p(g|u) and q(g|u)) as a dense
     users x genres array; ``shares`` is the items x genres matrix p(g|i)."""
     from scipy import sparse
 
@@ -40,7 +40,7 @@ def _genre_mix(users, items, weights, shares, n_users):
 
 
 def _kl(p: np.ndarray, q: np.ndarray, alpha: float) -> np.ndarray:
-    """KL(p || (1 - alpha) q + alpha p) per row (Steck's Eq. 3), natural log;
+    """KL(p || (1 - alpha) q + alpha p) per row (Steck's C_KL), natural log;
     a genre with p = 0 adds 0 (the limit of p log p)."""
     smoothed = (1.0 - alpha) * q + alpha * p
     positive = p > 0
@@ -147,7 +147,8 @@ def miscalibration(recommended, history, item_genres, *, alpha=0.01,
        C_{KL} = \\sum_g p(g|u) \\log \\frac{p(g|u)}{\\tilde q(g|u)}, \\qquad
        \\tilde q = (1-\\alpha)\\, q + \\alpha\\, p,
 
-    with (Steck 2018, Section 3, Eqs. 1-3 as we number them)
+    with (Steck 2018, his definitions of :math:`p(g|u)`, :math:`q(g|u)` and
+    :math:`C_{KL}`)
 
     .. math::
        p(g|u) = \\frac{\\sum_{i \\in H} w_{u,i}\\, p(g|i)}{\\sum_{i \\in H} w_{u,i}},
@@ -206,6 +207,15 @@ def miscalibration(recommended, history, item_genres, *, alpha=0.01,
     ``alpha`` grows, reaching 0 at 1. Ties in the recommender's scores do not
     matter here unless ``rank_weights`` is not ``"equal"``; the positions are
     those of ``recommended``.
+
+    LibRec's ``CalibrationEvaluator``
+    (that-recsys-lab/librec, ``core/src/main/java/net/librec/eval/ranking/
+    CalibrationEvaluator.java``) differs in four ways: its log is base 2;
+    an item counts 1 for each of its genres, divided by the number of
+    items, so a multi-genre item's mix does not sum to 1; its :math:`p` is
+    the mix of the recommended list and its :math:`q` that of the user's
+    test items (the other way round from Steck, whose :math:`p` is the
+    history); and it takes the list as a set (no rank weights).
 
     References
     ----------
