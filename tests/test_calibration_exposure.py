@@ -483,3 +483,24 @@ def test_items_rule_is_not_fooled_by_float_products():
     # the first item holds alone, so the second is long tail
     pairs = [(f"{c}-{u}", f"c{c}") for c in (7, 6, 5, 4, 3) for u in range(c)]
     assert long_tail_share(["c6"], pairs, head_share=0.28) == 1.0
+
+
+def test_batch_reads_nullable_arrow_and_wide_integer_ids():
+    # int64 users beside uint64 ones above 2**63, pyarrow strings, nullable Int64 ranks
+    recs = pd.DataFrame({"user": pd.array([2**63 + 5, 2**63 + 5, 3], dtype="UInt64"),
+                         "item": pd.array(["a", "b", "a"], dtype="string[pyarrow]"),
+                         "rank": pd.array([1, 2, 1], dtype="Int64")})
+    train = pd.DataFrame({"user": np.array([-1, -2, -3, -1], dtype=np.int64),
+                          "item": ["a", "a", "a", "b"]})
+    got = popularity_bias_batch(recs, train, k=1, rank_col="rank")
+    assert got.loc[2**63 + 5, "arp"] == 3.0 and got.loc[3, "arp"] == 3.0
+    hist = pd.DataFrame({"user": np.array([2**63 + 5, 3], dtype=np.uint64),
+                         "item": ["a", "b"]})
+    genres = pd.DataFrame({"item": ["a", "b"], "genre": ["x", "y"]})
+    got = miscalibration_batch(recs, hist, genres)
+    assert got.loc[3, "miscalibration"] == pytest.approx(math.log(100))
+    # history a: p = (x 1); list a, b: q = (x 1/2, y 1/2); q~(x) = 0.99/2 + 0.01
+    assert got.loc[2**63 + 5, "miscalibration"] == pytest.approx(
+        math.log(1 / (0.99 * 0.5 + 0.01)), rel=1e-12)
+    with pytest.raises(ValueError, match="missing"):
+        popularity_bias_batch(recs.assign(user=pd.array([1, None, 3], dtype="Int64")), train)

@@ -55,23 +55,19 @@ def shared_codes(*named) -> list:
     are coded together, so that equal ids get equal codes across tables.
     Returns the list of code arrays followed by the array of distinct ids.
     """
-    first = None
-    for where, (kind, values) in named:
-        if not len(values):
-            continue
-        if first is None:
-            first = (where, kind)
-        elif kind != first[1]:
-            check_same_kind(first[0], first[1], where, kind)
+    kind, first = None, None
+    for where, (its_kind, values) in named:
+        if len(values):
+            kind = check_same_kind(first or where, kind, where, its_kind)
+            first = first or where
     arrays = [values for _, (_, values) in named]
-    codes, uniques = pd.factorize(pd.Series(np.concatenate(
-        [a.astype(object) if a.dtype != arrays[0].dtype else a for a in arrays])
-        if len({a.dtype for a in arrays}) > 1 else np.concatenate(arrays)))
-    out, start = [], 0
-    for a in arrays:
-        out.append(codes[start:start + len(a)])
-        start += len(a)
-    return out + [np.asarray(uniques)]
+    if len({a.dtype for a in arrays}) > 1:
+        # int64 beside uint64 (or an empty float column): numpy would widen
+        # to float64 and merge ids above 2**53, so compare as Python objects
+        arrays = [a.astype(object) for a in arrays]
+    codes, uniques = pd.factorize(np.concatenate(arrays))
+    bounds = np.cumsum([0] + [len(a) for a in arrays])
+    return [codes[a:b] for a, b in zip(bounds[:-1], bounds[1:])] + [np.asarray(uniques)]
 
 
 def check_unique_pairs(name: str, first: np.ndarray, second: np.ndarray,

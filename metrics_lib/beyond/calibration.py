@@ -84,7 +84,7 @@ def _share_matrix(item_codes, genre_codes, share, n_items):
                                   where=totals > 0)) @ matrix, totals > 0
 
 
-def _refuse_genreless(has_genre, where, items, codes, ids):
+def _refuse_genreless(has_genre, where, codes, ids):
     missing = ~has_genre[codes]
     if missing.any():
         at = int(np.flatnonzero(missing)[0])
@@ -253,8 +253,8 @@ def miscalibration(recommended, history, item_genres, *, alpha=0.01,
         raise ValueError(f"item {show(recommended[0])} has no genre in item_genres")
     shares, has_genre = _share_matrix(codes[n_rec + n_hist:], genre_codes,
                                       np.array([r[2] for r in rows]), len(ids))
-    _refuse_genreless(has_genre, "recommended", recommended, rec_codes, ids)
-    _refuse_genreless(has_genre, "history", h_items, hist_codes, ids)
+    _refuse_genreless(has_genre, "recommended", rec_codes, ids)
+    _refuse_genreless(has_genre, "history", hist_codes, ids)
     hist = (np.zeros(n_hist, dtype=np.int64), hist_codes, np.array(h_weights, float))
     recs = (np.zeros(n_rec, dtype=np.int64), rec_codes, np.arange(1.0, n_rec + 1))
     return float(_miscalibration(hist, recs, shares, 1, alpha, rank_weights, None)[0])
@@ -344,8 +344,8 @@ def miscalibration_batch(recommendations, history, item_genres, *, alpha=0.01,
         else np.ones(len(r_user))
     genre_codes, _ = pd.factorize(pd.Series(gen["genre_col"][1]))
     shares, has_genre = _share_matrix(g_item, genre_codes, share, len(item_ids))
-    _refuse_genreless(has_genre, "recommendations", None, r_item, item_ids)
-    _refuse_genreless(has_genre, "history", None, h_item, item_ids)
+    _refuse_genreless(has_genre, "recommendations", r_item, item_ids)
+    _refuse_genreless(has_genre, "history", h_item, item_ids)
     _refuse_without_history(r_user, h_user, user_ids)
     n_users = len(user_ids)
     values = _miscalibration((h_user, h_item, h_weight), (r_user, r_item, ranks), shares,
