@@ -42,9 +42,11 @@ def _expected_exposure(runs, truth, n_users, n_items, gamma):
     """
     r_user, r_sample, r_item, r_rank = runs
     t_user, t_item, t_grade = truth
-    # distinct samples per user
-    samples = np.bincount(np.unique(np.stack([r_user, r_sample]), axis=1)[0],
-                          minlength=n_users).astype(float)
+    # distinct samples per user, one int64 key per (user, sample) (np.unique
+    # with axis=1 is slow)
+    width = int(r_sample.max()) + 1
+    runs_of = np.unique(r_user.astype(np.int64) * width + r_sample) // width
+    samples = np.bincount(runs_of, minlength=n_users).astype(float)
     key = r_user.astype(np.int64) * n_items + r_item
     pairs, pair_of_row = np.unique(key, return_inverse=True)
     exposure = np.bincount(pair_of_row, weights=gamma ** (r_rank - 1.0) / samples[r_user])
