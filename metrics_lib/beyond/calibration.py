@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import (check_choice, check_k, check_real, check_recommended,
-                           check_same_kind, show)
+                           check_same_kind, id_list, show)
 from ._long import as_result, check_ranks, check_unique_pairs, read_table, shared_codes
 
 RANK_WEIGHTS = ("equal", "reciprocal", "log")
@@ -111,7 +111,7 @@ def _history_pairs(history):
     if isinstance(history, (str, bytes)) or not isinstance(history, Iterable):
         raise TypeError("history must be a sequence of item ids or a mapping "
                         f"item -> weight; got {type(history).__name__}")
-    items = list(history)
+    items = id_list(history)  # numpy, pandas and pyarrow values as Python ids
     return items, [1.0] * len(items)
 
 
