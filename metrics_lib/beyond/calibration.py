@@ -301,6 +301,18 @@ def miscalibration_batch(recommendations, history, item_genres, *, alpha=0.01,
     --------
     miscalibration
 
+    Notes
+    -----
+    The genre mixes of all users are two sparse products, (users x items
+    weights) times (items x genres shares), so there is no loop over
+    users; each user's value equals :func:`miscalibration` on their list
+    (ordered by ``rank_col``) and their history with repeated rows summed
+    into weights. Users of ``history`` without recommendations are left out.
+
+    References
+    ----------
+    .. [1] Harald Steck, "Calibrated recommendations", RecSys 2018.
+
     Examples
     --------
     >>> import pandas as pd

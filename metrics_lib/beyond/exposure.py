@@ -261,6 +261,14 @@ def group_exposure(recommended_lists, item_groups, *, relevant_lists=None,
     --------
     group_exposure_batch, expected_exposure
 
+    Notes
+    -----
+    Exposure here is deterministic (one list per user) and summed over
+    users; for a stochastic ranker give one list per sample. Ties in the
+    recommender's scores are whatever order the lists have. A group with no
+    recommended item has exposure 0; a catalogue item never recommended
+    still counts in ``item_share``.
+
     References
     ----------
     .. [1] Ashudeep Singh and Thorsten Joachims, "Fairness of exposure in
@@ -352,6 +360,21 @@ def expected_exposure_batch(rankings, truth, *, patience=0.5, complete=False,
     --------
     expected_exposure
 
+    Notes
+    -----
+    Exposures are summed per (user, item) with ``numpy.bincount`` and the
+    targets computed per (user, grade) group, so there is no loop over
+    users; each user's values equal :func:`expected_exposure` on their
+    samples. Users of ``truth`` without rankings are left out. ``sample_col``
+    may hold any ids; a user's number of samples is the number of distinct
+    ones.
+
+    References
+    ----------
+    .. [1] Fernando Diaz, Bhaskar Mitra, Michael D. Ekstrand, Asia J. Biega
+       and Ben Carterette, "Evaluating stochastic rankings with expected
+       exposure", CIKM 2020.
+
     Examples
     --------
     >>> import pandas as pd
@@ -431,6 +454,17 @@ def group_exposure_batch(recommendations, item_groups, *, truth=None, weights="l
     See Also
     --------
     group_exposure
+
+    Notes
+    -----
+    The same numbers as :func:`group_exposure` on the lists ordered by
+    ``rank_col``, from ``numpy.bincount`` over group codes; a rank is a
+    position, so gaps in ``rank_col`` change the weights.
+
+    References
+    ----------
+    .. [1] Ashudeep Singh and Thorsten Joachims, "Fairness of exposure in
+       rankings", KDD 2018.
 
     Examples
     --------

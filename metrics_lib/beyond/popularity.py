@@ -88,15 +88,6 @@ def _one_list(recommended, interactions, k, popularity, head, head_share):
     return float(arp[0]), float(aplt[0])
 
 
-_COMMON_PARAMETERS = """
-    popularity : {"interactions", "users"}, default="interactions"
-        :math:`\\phi(i)`: the number of interactions with :math:`i` (the
-        paper's "number of times rated"), or of distinct users (Elliot's
-        ``Popularity``, which counts users).
-    k : int or None, default=None
-        Cut-off applied to the list."""
-
-
 def average_recommendation_popularity(recommended, interactions, *,
                                       popularity="interactions", k=None):
     """Average recommendation popularity (ARP) of one list: the mean training
@@ -114,7 +105,13 @@ def average_recommendation_popularity(recommended, interactions, *,
     recommended : sequence
         One user's ranked list of item ids.
     interactions : sequence of (user, item) pairs, or array of shape (n, 2)
-        The training interactions that define popularity.""" + _COMMON_PARAMETERS + """
+        The training interactions that define popularity.
+    popularity : {"interactions", "users"}, default="interactions"
+        :math:`\\phi(i)`: the number of interactions with :math:`i` (the
+        paper's "number of times rated"), or of distinct users (Elliot's
+        ``Popularity``, which counts users).
+    k : int or None, default=None
+        Cut-off applied to the list.
 
     Returns
     -------
@@ -129,6 +126,13 @@ def average_recommendation_popularity(recommended, interactions, *,
     See Also
     --------
     long_tail_share, popularity_bias_batch, novelty
+
+    Notes
+    -----
+    An item never seen in training has :math:`\\phi = 0`. Elliot's ARP
+    (``elliot/evaluation/metrics/bias/arp/arp.py``) counts distinct users
+    (``popularity="users"``). Positions and ties in the recommender's scores
+    play no part beyond the cut-off ``k``.
 
     References
     ----------
@@ -171,7 +175,13 @@ def long_tail_share(recommended, interactions, *, head="ratings", head_share=0.8
         ``ceil(head_share * n)`` most popular of the ``n`` items with an
         interaction (``head_share=0.2``: the top 20% of items).
     head_share : float, default=0.8
-        The share in (0, 1] for ``head``.""" + _COMMON_PARAMETERS + """
+        The share in (0, 1] for ``head``.
+    popularity : {"interactions", "users"}, default="interactions"
+        :math:`\\phi(i)`: the number of interactions with :math:`i` (the
+        paper's "number of times rated"), or of distinct users (Elliot's
+        ``Popularity``, which counts users).
+    k : int or None, default=None
+        Cut-off applied to the list.
 
     Returns
     -------
@@ -252,6 +262,20 @@ def popularity_bias_batch(recommendations, interactions, *, head="ratings",
     See Also
     --------
     average_recommendation_popularity, long_tail_share
+
+    Notes
+    -----
+    Popularity and the head/tail split are computed once from all of
+    ``interactions``, then every user's values with ``numpy.bincount`` over
+    item codes shared by both tables: no loop over users. A user's value is
+    that of :func:`average_recommendation_popularity` and
+    :func:`long_tail_share` on their list, ordered by ``rank_col``.
+
+    References
+    ----------
+    .. [1] Himan Abdollahpouri, Robin Burke and Bamshad Mobasher, "Managing
+       popularity bias in recommender systems with personalized re-ranking",
+       FLAIRS 2019.
 
     Examples
     --------
