@@ -129,9 +129,12 @@ def average_recommendation_popularity(recommended, interactions, *,
 
     Notes
     -----
-    An item never seen in training has :math:`\\phi = 0`. Elliot's ARP
-    (``elliot/evaluation/metrics/bias/arp/arp.py``) counts distinct users
-    (``popularity="users"``). Positions and ties in the recommender's scores
+    An item never seen in training has :math:`\\phi = 0`. RecBole's
+    ``AveragePopularity`` (``recbole/evaluator/metrics.py``) counts
+    interactions (its ``data.count_items``), as the default here; Elliot's
+    ARP (``elliot/evaluation/metrics/bias/arp/arp.py``) counts distinct users
+    (``popularity="users"``: its ``Popularity.get_pop_items`` sums the
+    training matrix cast to bool). Positions and ties in the recommender's scores
     play no part beyond the cut-off ``k``.
 
     References
