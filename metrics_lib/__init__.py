@@ -140,6 +140,17 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         personalization,
         serendipity,
     )
+    from .beyond import (
+        average_recommendation_popularity,
+        expected_exposure,
+        expected_exposure_batch,
+        group_exposure,
+        group_exposure_batch,
+        long_tail_share,
+        miscalibration,
+        miscalibration_batch,
+        popularity_bias_batch,
+    )
     from .comparison import (
         ComparisonReport,
         compare,
@@ -200,7 +211,16 @@ _LAZY_MODULES = {
     ),
     ".beyond": (
         "catalog_coverage", "gini_index", "intra_list_diversity", "novelty", "personalization",
-        "serendipity"
+        "serendipity",
+        "average_recommendation_popularity",
+        "expected_exposure",
+        "expected_exposure_batch",
+        "group_exposure",
+        "group_exposure_batch",
+        "long_tail_share",
+        "miscalibration",
+        "miscalibration_batch",
+        "popularity_bias_batch",
     ),
     ".comparison": (
         "ComparisonReport", "compare", "correct_p_values", "detectable_difference",
@@ -374,6 +394,15 @@ __all__ = [
     "novelty",
     "serendipity",
     "personalization",
+    "miscalibration",
+    "miscalibration_batch",
+    "expected_exposure",
+    "expected_exposure_batch",
+    "group_exposure",
+    "group_exposure_batch",
+    "average_recommendation_popularity",
+    "long_tail_share",
+    "popularity_bias_batch",
     # paired comparison of two recommenders
     "paired_t_test",
     "paired_bootstrap_ci",

@@ -266,6 +266,81 @@ def _compare(a, b, d, off):
     return ml.compare(tables, baseline="A").table.round(12).to_dict("split")
 
 
+def _plain(kind, values):
+    """Mapping keys of ``kind``: Python ints for the integer kinds (a key read
+    from a pyarrow array would be a pyarrow scalar, which is no id)."""
+    if kind in INTEGER_KINDS:
+        return [int(v) for v in values]
+    return scalars(kind, values)
+
+
+def _calibration(a, b, d, off):
+    pool = lift(list(range(1, 13)), off)
+    genres = {key: [f"g{v % 3}", f"g{v % 4}"] for key, v in zip(_plain(a, pool), range(12))}
+    value = ml.miscalibration(KINDS[a][0](lift(d.lists[0], off)),
+                              KINDS[b][0](lift(d.relevant[0], off)), genres)
+    return round(value, 12)
+
+
+def _popularity(function):
+    def call(a, b, d, off):
+        items = [v for r in d.lists + d.other for v in r]
+        pairs = list(zip([u % 4 for u in range(len(items))], scalars(b, lift(items, off))))
+        return round(function(KINDS[a][0](lift(d.lists[0], off)), pairs), 12)
+    return call, ("recommended", "interactions")
+
+
+def _exposure(a, b, d, off):
+    got = ml.expected_exposure([KINDS[a][0](lift(r, off)) for r in d.lists],
+                               KINDS[b][0](lift(d.relevant[0], off)), patience=0.7)
+    return {key: round(value, 12) for key, value in got.items()}
+
+
+def _group_exposure(a, b, d, off):
+    pool = lift(list(range(1, 13)), off)
+    groups = {key: f"g{v % 3}" for key, v in zip(_plain(b, pool), range(12))}
+    got = ml.group_exposure([KINDS[a][0](lift(r, off)) for r in d.lists], groups)
+    return got.round(12).to_dict("split")
+
+
+def _long(kind, rows, off, **columns):
+    """A long table: one row per (user, item) of ``rows``, items of ``kind``."""
+    users = [u for u, r in enumerate(rows) for _ in r]
+    ranks = [i + 1 for r in rows for i in range(len(r))]
+    items = [off + v for r in rows for v in r]
+    return pd.DataFrame({"user": users, "item": series(kind, items), "rank": ranks,
+                         **columns})
+
+
+def _calibration_batch(a, b, d, off):
+    pool = list(range(1, 13))
+    genres = pd.DataFrame({"item": series(a, lift(pool, off)),
+                           "genre": [f"g{v % 3}" for v in pool]})
+    got = ml.miscalibration_batch(_long(a, d.lists, off), _long(b, d.relevant, off), genres)
+    return got.round(12).to_dict("split")
+
+
+def _popularity_batch(a, b, d, off):
+    got = ml.popularity_bias_batch(_long(a, d.lists, off), _long(b, d.other, off))
+    return got.round(12).to_dict("split")
+
+
+def _exposure_batch(a, b, d, off):
+    runs = _long(a, d.lists, off).assign(user=0, sample=lambda f: f["user"])
+    runs["sample"] = [u for u, r in enumerate(d.lists) for _ in r]
+    truth = _long(b, d.relevant[:1], off, relevance=[1 + v % 3 for v in d.relevant[0]])
+    got = ml.expected_exposure_batch(runs, truth)
+    return got.round(12).to_dict("split")
+
+
+def _group_exposure_batch(a, b, d, off):
+    pool = list(range(1, 13))
+    groups = pd.DataFrame({"item": series(b, lift(pool, off)),
+                           "group": [f"g{v % 3}" for v in pool]})
+    got = ml.group_exposure_batch(_long(a, d.lists, off), groups)
+    return got.round(12).to_dict("split")
+
+
 CALLS = {
     **{name: _per_list(getattr(ml, name), k=5) for name in (
         "precision_at_k", "recall_at_k", "f1_at_k", "hit_at_k", "hit_count_at_k",
@@ -303,6 +378,15 @@ CALLS = {
     "compare": (_compare, ("results['A']", "results['B']")),
     "rmse": _grouped(ml.rmse),
     "mae": _grouped(ml.mae),
+    "miscalibration": (_calibration, ("recommended", "history")),
+    "average_recommendation_popularity": _popularity(ml.average_recommendation_popularity),
+    "long_tail_share": _popularity(ml.long_tail_share),
+    "expected_exposure": (_exposure, ("sampled_rankings", "relevant")),
+    "group_exposure": (_group_exposure, ("recommended_lists", "item_groups")),
+    "miscalibration_batch": (_calibration_batch, ("recommendations", "history")),
+    "popularity_bias_batch": (_popularity_batch, ("recommendations", "interactions")),
+    "expected_exposure_batch": (_exposure_batch, ("rankings", "truth")),
+    "group_exposure_batch": (_group_exposure_batch, ("recommendations", "item_groups")),
 }
 
 # Public functions without id arguments, and why.

@@ -14,7 +14,16 @@ The metrics here look at other properties of the lists:
 ``serendipity``
     how many recommendations are relevant *and* unexpected;
 ``personalization``
-    how different the lists of different users are.
+    how different the lists of different users are;
+``miscalibration``
+    how far a list's genre mix is from the user's history (Steck);
+``expected_exposure``, ``group_exposure``
+    how attention is spread over items and item groups;
+``average_recommendation_popularity``, ``long_tail_share``
+    how popular the recommended items are (popularity bias).
+
+The ``*_batch`` functions take long tables (pandas, Polars, pyarrow) and
+compute every user at once.
 
 One module per question: ``coverage`` (catalogue coverage, Gini index),
 ``diversity`` (intra-list diversity, personalization) and
@@ -38,6 +47,11 @@ count as two items, so a mix is refused with a ``TypeError``.
 from .coverage import GINI_DENOMINATORS, catalog_coverage, gini_index
 from .diversity import intra_list_diversity, personalization
 from .novelty_serendipity import AVERAGES, POPULARITY_KINDS, novelty, serendipity
+from .calibration import RANK_WEIGHTS, miscalibration, miscalibration_batch
+from .exposure import (POSITION_WEIGHTS, expected_exposure, expected_exposure_batch,
+                       group_exposure, group_exposure_batch)
+from .popularity import (HEAD_RULES, average_recommendation_popularity, long_tail_share,
+                         popularity_bias_batch)
 
 __all__ = [
     "catalog_coverage",
@@ -46,4 +60,13 @@ __all__ = [
     "novelty",
     "serendipity",
     "personalization",
+    "miscalibration",
+    "miscalibration_batch",
+    "expected_exposure",
+    "expected_exposure_batch",
+    "group_exposure",
+    "group_exposure_batch",
+    "average_recommendation_popularity",
+    "long_tail_share",
+    "popularity_bias_batch",
 ]
