@@ -143,7 +143,7 @@ def _summary_lines(measures, columns, values, n_queries, tag, complete,
 
 
 def _sequential_mean(values) -> float:
-    """meas_avg.c ``te_acc_meas_s``/``te_calc_avg_meas_s``: the per-query values
+    """meas_acc.c ``te_acc_meas_s``, meas_avg.c ``te_calc_avg_meas_s``: the per-query values
     added one after the other in query order, then divided by their number.
 
     Not ``np.mean``, whose pairwise sum can differ in the last bit, which

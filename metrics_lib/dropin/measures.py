@@ -2,7 +2,8 @@
 
 The numpy-only twin of the command line's path through
 :func:`metrics_lib.evaluate`: the run is put in trec_eval's order (query,
-score descending, document id descending bytewise) by one ``np.lexsort``,
+score descending, document id descending bytewise) by one sort of a packed
+key (``np.lexsort`` when the key would not fit in 62 bits),
 joined with the qrels by one ``np.searchsorted`` on (query, document) keys,
 and laid out as the batch kernels of :func:`evaluate` take it (one block of
 rows per query, :mod:`metrics_lib._kernels`); the values come from the same
