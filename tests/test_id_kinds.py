@@ -107,6 +107,15 @@ def _many(function, **options):
     return call, ("recommended", "relevant")
 
 
+def _intent_list(function):
+    # relevant: item -> {intent: grade}, its items the ids of kind b one by one
+    def call(a, b, d, off):
+        relevant = {item: {"x": 1, "y": n % 2} for n, item in
+                    enumerate(scalars(b, lift(d.relevant[0], off)))}
+        return function(KINDS[a][0](lift(d.lists[0], off)), relevant, 5)
+    return call, ("recommended", "relevant")
+
+
 def _tables(a, b, d, off):
     """recommendations with item ids of kind a, truth with item ids of kind b."""
     users = [u for u, r in enumerate(d.lists) for _ in r]
@@ -347,6 +356,8 @@ CALLS = {
         "reciprocal_rank", "average_precision", "dcg_at_k", "ndcg_at_k", "r_precision",
         "err_at_k", "judged_at_k")},
     "rank_biased_precision": _per_list(ml.rank_biased_precision, p=0.8),
+    **{name: _intent_list(getattr(ml, name)) for name in (
+        "alpha_ndcg_at_k", "err_ia_at_k", "precision_ia_at_k", "subtopic_recall_at_k")},
     "bpref": _per_list(ml.bpref),
     "interpolated_precision": (lambda a, b, d, off: np.asarray(
         _per_list(ml.interpolated_precision)[0](a, b, d, off)).round(12).tolist(),

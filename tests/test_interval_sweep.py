@@ -36,11 +36,24 @@ def _public_functions():
             yield name, obj
 
 
+# parameters named alpha that are a model's weight in [0, 1], not a confidence
+# or significance level: 0 and 1 are valid values, so the sweep's "outside"
+# list does not apply; their bounds are tested with the metric
+MODEL_WEIGHTS = {
+    # alpha-nDCG's redundancy penalty and ERR-IA's stop probability (ndeval)
+    ("alpha_ndcg_at_k", "alpha"): "tests/test_intent_metrics.py",
+    ("err_ia_at_k", "alpha"): "tests/test_intent_metrics.py",
+    # Steck's smoothing of the list's genre mix, in (0, 1]
+    ("miscalibration", "alpha"): "tests/test_calibration_exposure.py",
+    ("miscalibration_batch", "alpha"): "tests/test_calibration_exposure.py",
+}
+
+
 def _discovered():
     found = []
     for name, function in _public_functions():
         for parameter in inspect.signature(function).parameters:
-            if LEVEL_PARAMETER.search(parameter):
+            if LEVEL_PARAMETER.search(parameter) and (name, parameter) not in MODEL_WEIGHTS:
                 found.append((name, parameter))
     return found
 
@@ -145,6 +158,19 @@ DOCUMENTED_REFUSALS = {
     ("group_sequential_boundaries", "alpha"):
         lambda variant, value: variant[1]["alternative"] == "greater" and value >= 0.5,
 }
+
+
+def test_model_weights_named_alpha_exist_and_refuse_values_outside_their_range():
+    # an entry of MODEL_WEIGHTS that no longer names a public parameter would
+    # hide a future level parameter of that name from the sweep
+    for name, parameter in MODEL_WEIGHTS:
+        assert parameter in inspect.signature(getattr(metrics_lib, name)).parameters
+    calls = {"alpha_ndcg_at_k": (["a"], {"a": {1: 1}}, 1), "err_ia_at_k": (["a"], {"a": {1: 1}}, 1),
+             "miscalibration": (["a"], {"a": ["g"]}, ["a"])}
+    for name, args in calls.items():
+        for value in (-0.1, 1.5, math.nan, math.inf):
+            with pytest.raises(ValueError, match="alpha"):
+                getattr(metrics_lib, name)(*args, alpha=value)
 
 
 def test_discovery_finds_the_known_interval_functions():

@@ -56,6 +56,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._kernels import _first_in_run
+from .._validation.lists import _as_python_id
 from .._validation import (check_k, check_real, check_recommended, check_same_kind,
                            check_relevance_level, handle_empty, show)
 from ._docstrings import shared_parameters
@@ -82,7 +83,8 @@ def _intent_inputs(recommended, relevant, k, alpha, relevance_level):
         if not isinstance(grades, Mapping):
             raise TypeError(f"relevant[{show(item)}] must be a mapping intent -> grade; "
                             f"got {type(grades).__name__} {show(grades)}")
-        judged[item] = frozenset(
+        # an Arrow scalar key is the id it holds, as in check_relevant
+        judged[_as_python_id(item)] = frozenset(
             intent for intent, grade in grades.items()
             if check_real(f"the grade of item {show(item)} for intent {show(intent)}",
                           grade, low=0.0) >= level)
