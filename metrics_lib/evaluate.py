@@ -250,7 +250,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     intent_col : str or None, default=None
         Column of ``truth`` with intent (subtopic) ids, for the intent-aware
         metrics ``alpha_ndcg@k``, ``err_ia@k``, ``p_ia@k`` and ``s_recall@k``
-        (:mod:`metrics_lib.ranking.intents`), which need it: ``truth`` then
+        (``metrics_lib.ranking.intents``), which need it: ``truth`` then
         holds one row per (user, item, intent), ndeval's qrels, an item
         being relevant to an intent at a grade of at least
         ``relevance_level``. Those metrics are evaluated in a call of their
