@@ -108,6 +108,22 @@ PARAMETERS = {
         "    recommended : sequence of hashable\n"
         "        Item ids in rank order, best first. Ids must be unique."
     ),
+    "relevant_intents": (
+        "    relevant : mapping of hashable to mapping of hashable to float\n"
+        "        ``item -> {intent: grade}``, the judged items."
+    ),
+    "k_required": (
+        "    k : int\n"
+        "        Cut-off (a positive integer)."
+    ),
+    "relevance_level_intents": (
+        "    relevance_level : float, default=1\n"
+        "        Minimum grade for an item to be relevant to an intent."
+    ),
+    "empty_intents": (
+        "    empty : {\"zero\", \"nan\", \"one\", \"raise\"}, default=\"zero\"\n"
+        "        Result when no intent has a relevant item."
+    ),
 }
 
 _PLACEHOLDER = re.compile(r"^    \{\{(\w+(?: \w+)*)\}\}$", re.MULTILINE)

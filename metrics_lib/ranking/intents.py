@@ -127,18 +127,11 @@ def alpha_ndcg_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1,
 
     Parameters
     ----------
-    {{recommended}}
-    relevant : mapping of hashable to mapping of hashable to float
-        ``item -> {intent: grade}``, the judged items.
-    k : int
-        Cut-off (a positive integer).
+    {{recommended relevant_intents k_required}}
     alpha : float, default=0.5
         Redundancy intolerance in [0, 1]: 0 counts every relevant item
         fully, 1 only the first one of each intent.
-    relevance_level : float, default=1
-        Minimum grade for an item to be relevant to an intent.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no intent has a relevant item.
+    {{relevance_level_intents empty_intents}}
 
     Returns
     -------
@@ -226,17 +219,10 @@ def err_ia_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1, emp
 
     Parameters
     ----------
-    {{recommended}}
-    relevant : mapping of hashable to mapping of hashable to float
-        ``item -> {intent: grade}``, the judged items.
-    k : int
-        Cut-off (a positive integer).
+    {{recommended relevant_intents k_required}}
     alpha : float, default=0.5
         The stopping probability at a relevant item, in [0, 1].
-    relevance_level : float, default=1
-        Minimum grade for an item to be relevant to an intent.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no intent has a relevant item.
+    {{relevance_level_intents empty_intents}}
 
     Returns
     -------
@@ -308,15 +294,7 @@ def precision_ia_at_k(recommended, relevant, k, *, relevance_level=1, empty="zer
 
     Parameters
     ----------
-    {{recommended}}
-    relevant : mapping of hashable to mapping of hashable to float
-        ``item -> {intent: grade}``, the judged items.
-    k : int
-        Cut-off (a positive integer).
-    relevance_level : float, default=1
-        Minimum grade for an item to be relevant to an intent.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no intent has a relevant item.
+    {{recommended relevant_intents k_required relevance_level_intents empty_intents}}
 
     Returns
     -------
@@ -367,15 +345,7 @@ def subtopic_recall_at_k(recommended, relevant, k, *, relevance_level=1, empty="
 
     Parameters
     ----------
-    {{recommended}}
-    relevant : mapping of hashable to mapping of hashable to float
-        ``item -> {intent: grade}``, the judged items.
-    k : int
-        Cut-off (a positive integer).
-    relevance_level : float, default=1
-        Minimum grade for an item to be relevant to an intent.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no intent has a relevant item.
+    {{recommended relevant_intents k_required relevance_level_intents empty_intents}}
 
     Returns
     -------
