@@ -17,7 +17,7 @@ __all__ = []
 # entry says ``integer`` (metrics_lib._cli_measures checks this copy against
 # the registry when it is imported); kept here so that printing does not
 # import the registry, whose metric modules the numpy-only path never needs.
-_COUNTS = ("num_ret", "num_rel", "num_rel_ret")
+_COUNTS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 _MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
 
 

@@ -39,6 +39,9 @@ def _run_start_values(codes: np.ndarray, running: np.ndarray) -> np.ndarray:
     return before[index]
 
 
+_SET_KINDS = ("set_p", "set_recall", "set_map")
+
+
 class TrecTable:
     """Per-user quantities of the trec_eval measures for one chunk of users.
 
@@ -114,7 +117,28 @@ class TrecTable:
             return self.bpref(level), empty_users
         if kind == "iprec_at_recall":
             return self.iprec(float(param), level, version), empty_users
+        if kind in _SET_KINDS:
+            return self.set_measure(kind, level), (None if kind == "set_p" else empty_users)
+        if kind == "num_nonrel_judged_ret":
+            judged_ret = np.bincount(self.user, minlength=self.n_users)
+            return (judged_ret - self.n_relevant_retrieved(level)).astype(np.float64), None
         raise ValueError(f"unknown trec_eval measure {kind!r}")  # pragma: no cover
+
+    def set_measure(self, kind, level):
+        """trec_eval's set measures (``m_set_P.c``, ``m_set_recall.c``, ``m_set_map.c``).
+
+        With ``N`` retrieved, ``R`` relevant and ``h`` relevant retrieved:
+        ``h / N``, ``h / R`` and ``h * h / (N * R)`` in the same double
+        operations as trec_eval; 0 where the denominator is 0.
+        """
+        n_ret = self.list_len.astype(np.float64)
+        n_rel = self.n_relevant(level).astype(np.float64)
+        hits = self.n_relevant_retrieved(level).astype(np.float64)
+        denominator = {"set_p": n_ret, "set_recall": n_rel,
+                       "set_map": n_ret * n_rel}[kind]
+        numerator = hits * hits if kind == "set_map" else hits
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(denominator > 0, numerator / denominator, 0.0)
 
     def rprec(self, level, cut=None):
         """Relevant items in the top R, over R (0 when R = 0).

@@ -62,7 +62,7 @@ import numpy as np
 
 from ._c_numbers import _atol
 from ._cli_output import (
-    _COUNTS, _Refused, _iprec_as_trec_eval, _query_lines, _summary_lines,
+    _Refused, _iprec_as_trec_eval, _query_lines, _summary_lines,
 )
 from . import dropin
 
@@ -398,6 +398,11 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     return out
 
 
+# Counts read straight from the run and the qrels below; every other measure
+# (num_nonrel_judged_ret too) comes from evaluate.
+_COUNTED_HERE = ("num_ret", "num_rel", "num_rel_ret")
+
+
 def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
               query_ids):
     """Per-query values: a frame with one column per entry of ``columns`` (by position).
@@ -436,7 +441,7 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
         scores = np.unique(scores, return_inverse=True)[1].reshape(-1).astype(float)
     # Codes are numbers ordered as the ids' bytes: numeric tie order = trec_eval's.
     recs = pd.DataFrame({"user": users, "item": items, "score": scores})
-    metrics = sorted({metric for _, metric, _ in columns if metric not in _COUNTS})
+    metrics = sorted({metric for _, metric, _ in columns if metric not in _COUNTED_HERE})
     values = {}
     if metrics and t_users.size and users.size:
         values = _library_values(recs, t_users, t_items, t_grades, metrics, level)

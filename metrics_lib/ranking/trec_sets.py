@@ -1,0 +1,53 @@
+"""trec_eval's set measures: the retrieved list taken as an unordered set.
+
+Definitions, for one user with ``N`` retrieved items, ``R`` relevant items
+(grade at or above ``relevance_level``) and ``h`` of them retrieved; the
+rank order plays no part:
+
+* ``set_p`` (``m_set_P.c``, trec_eval's ``set_P``): ``h / N``, 0 when
+  ``N = 0``. Unlike ``P@k`` there is no cut-off and no filling with
+  non-relevant items: a list of 3 items with 1 relevant scores 1/3.
+  Defined for every user: no ``empty`` policy.
+* ``set_recall`` (``m_set_recall.c``, ``set_recall``): ``h / R``; ``R = 0``:
+  the ``empty`` policy (trec_eval: 0).
+* ``set_map`` (``m_set_map.c``, ``set_map``): ``h * h / (N * R)``, set
+  precision times set recall; ``R = 0``: the ``empty`` policy (trec_eval: 0).
+* ``num_nonrel_judged_ret`` (``m_num_nonrel_judged_ret.c``): the retrieved
+  items that are judged and not relevant (grade 0 up to ``relevance_level``
+  excluded; items absent from the truth, or with a negative grade, are
+  unjudged and not counted). A count, defined for every user.
+
+trec_eval averages each set measure over the queries (``te_calc_avg_meas_s``)
+and sums ``num_nonrel_judged_ret`` (``te_calc_avg_meas_empty``). The batch
+kernels are :meth:`metrics_lib._trec_kernels.TrecTable.set_measure` and
+:meth:`~metrics_lib._trec_kernels.TrecTable.measure`.
+"""
+
+from __future__ import annotations
+
+from .registry import Metric, TrecMeasure, register
+
+
+def _set_batch(kind):
+    def batch(tables, k, options):
+        return tables.trec.measure(kind, None, options["relevance_level"])
+    return batch
+
+
+register(Metric(
+    name="set_p", aliases=("set_p",), batch=_set_batch("set_p"), cutoff="none",
+    table="trec", can_be_empty=False,
+    trec_eval=(TrecMeasure("set_P", "set_p"),)))
+register(Metric(
+    name="set_recall", aliases=("set_recall",), batch=_set_batch("set_recall"),
+    cutoff="none", table="trec",
+    trec_eval=(TrecMeasure("set_recall", "set_recall"),)))
+register(Metric(
+    name="set_map", aliases=("set_map",), batch=_set_batch("set_map"), cutoff="none",
+    table="trec", trec_eval=(TrecMeasure("set_map", "set_map"),)))
+register(Metric(
+    name="num_nonrel_judged_ret", aliases=("num_nonrel_judged_ret",),
+    batch=_set_batch("num_nonrel_judged_ret"), cutoff="none", table="trec",
+    can_be_empty=False,
+    trec_eval=(TrecMeasure("num_nonrel_judged_ret", "num_nonrel_judged_ret",
+                           integer=True),)))
