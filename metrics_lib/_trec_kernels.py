@@ -117,6 +117,8 @@ class TrecTable:
             return self.bpref(level), empty_users
         if kind == "iprec_at_recall":
             return self.iprec(float(param), level, version), empty_users
+        if kind == "set_f":
+            return self.set_f(1.0 if param is None else float(param), level), empty_users
         if kind in _SET_KINDS:
             return self.set_measure(kind, level), (None if kind == "set_p" else empty_users)
         if kind == "num_nonrel_judged_ret":
@@ -139,6 +141,18 @@ class TrecTable:
         numerator = hits * hits if kind == "set_map" else hits
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(denominator > 0, numerator / denominator, 0.0)
+
+    def set_f(self, beta, level):
+        """trec_eval's ``set_F`` (``m_set_F.c``): ``(beta + 1) P R / (beta P + R)``.
+
+        ``P`` and ``R`` are the set precision and recall; 0 when nothing
+        relevant is retrieved. The same double operations as ``te_calc_set_F``.
+        """
+        hits = self.n_relevant_retrieved(level).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = hits / self.list_len
+            r = hits / self.n_relevant(level)
+            return np.where(hits > 0, (beta + 1.0) * p * r / (beta * p + r), 0.0)
 
     def rprec(self, level, cut=None):
         """Relevant items in the top R, over R (0 when R = 0).

@@ -1,6 +1,6 @@
 """trec_eval 10.0's set measures and num_nonrel_judged_ret, against the binary.
 
-``set_P``, ``set_recall``, ``set_map`` (m_set_*.c) and
+``set_P``, ``set_recall``, ``set_map``, ``set_F`` with its weight (m_set_*.c) and
 ``num_nonrel_judged_ret`` (m_num_nonrel_judged_ret.c): the command line's
 output byte for byte (``-q`` lines and summaries, under -c, -l, -M, -J), and
 :func:`metrics_lib.evaluate`'s per-user values equal to the binary's ``-q``
@@ -29,13 +29,14 @@ def test_set_measures_equal_trec_eval_byte_for_byte(binary, tmp_path, seed):  # 
     q_path, r_path = tmp_path / "qrels", tmp_path / "run"
     q_path.write_bytes(qrels)
     r_path.write_bytes(run)
-    options = OPTIONS[seed % len(OPTIONS)] + SET_MEASURES
+    beta = ["", ".0.5", ".2", ".0", ".1.5,3", ".abc", ".0.25"][seed % 7]
+    options = OPTIONS[seed % len(OPTIONS)] + SET_MEASURES + ["-m", "set_F" + beta]
     theirs = trec_eval(*options, q_path, r_path)
     ours = cli(*options, q_path, r_path)
     assert ours.returncode == theirs.returncode, (ours.stderr, theirs.stderr)
     if theirs.returncode:
         return
-    assert b"set_map" in theirs.stdout
+    assert b"set_map" in theirs.stdout and b"set_F" in theirs.stdout
     assert_same_output(ours.stdout, theirs.stdout)
 
 
@@ -56,6 +57,19 @@ def test_measures_are_offered_and_in_all_trec(binary, tmp_path):  # noqa: F811
         assert_same_output(ours, theirs)
     assert b"num_nonrel_judged_ret \t1\t1\n" in ours
     assert b"set_P                 \t1\t0.2500\n" in ours
+
+
+def test_set_f_weight_refused_when_trec_eval_divides_by_zero(tmp_path):
+    q_path, r_path = tmp_path / "qrels", tmp_path / "run"
+    q_path.write_text("1 0 a 1\n")
+    r_path.write_text("1 Q0 a 1 3 r\n")
+    for spec in ("set_F.-1", "set_F.-0.5,2", "set_F.1e999"):
+        out = cli("-m", spec, q_path, r_path)
+        assert out.returncode == 2 and b"beta must be a finite number >= 0" in out.stderr
+    for name in ("set_f(beta=-1)", "set_f(beta=nan)", "set_f@5", "map(beta=1)"):
+        with pytest.raises(ValueError, match="beta|cut-off"):
+            evaluate(pd.DataFrame({"user": [1], "item": [1], "score": [1.0]}),
+                     pd.DataFrame({"user": [1], "item": [1], "relevance": [1]}), [name])
 
 
 def random_frames(rng):
@@ -87,7 +101,9 @@ def test_evaluate_equals_trec_eval_per_user(binary, tmp_path, seed):  # noqa: F8
     q_path, r_path = tmp_path / "qrels", tmp_path / "run"
     q_path.write_text("".join(f"{u} 0 {i} {g}\n" for u, i, g in truth.itertuples(index=False)))
     r_path.write_text("".join(f"{u} Q0 {i} 1 {s} r\n" for u, i, s in recs.itertuples(index=False)))
-    out = trec_eval("-q", "-l", str(level), *SET_MEASURES, q_path, r_path)
+    beta = [1.0, 0.5, 2.0, 0.0, 0.3][seed % 5]
+    out = trec_eval("-q", "-l", str(level), *SET_MEASURES, "-m", f"set_F.{beta}",
+                    q_path, r_path)
     assert out.returncode == 0, out.stderr
     theirs = {}
     for line in out.stdout.decode().splitlines():
@@ -97,12 +113,13 @@ def test_evaluate_equals_trec_eval_per_user(binary, tmp_path, seed):  # noqa: F8
     if seed % 3 == 1:  # nullable and pyarrow dtypes read as the plain ones
         recs = recs.astype({"user": "Int64", "score": "Float64"})
         truth = truth.astype({"user": "int64[pyarrow]", "relevance": "Int64"})
-    frame = evaluate(recs, truth, ["set_p", "set_recall", "set_map", "num_nonrel_judged_ret"],
-                     relevance_level=level, empty="zero")
+    set_f = "set_f" if beta == 1.0 and seed % 2 else f"set_f(beta={beta})"
+    frame = evaluate(recs, truth, ["set_p", "set_recall", "set_map", "num_nonrel_judged_ret",
+                                   set_f], relevance_level=level, empty="zero")
     names = {"set_P": "set_p", "set_recall": "set_recall", "set_map": "set_map",
-             "num_nonrel_judged_ret": "num_nonrel_judged_ret"}
+             "num_nonrel_judged_ret": "num_nonrel_judged_ret", f"set_F_{beta}": set_f}
     users = {str(u) for u in recs["user"]} & {str(u) for u in truth["user"]}
-    assert len(theirs) == 4 * len(users)
+    assert len(theirs) == 5 * len(users)
     for (name, query), value in theirs.items():
         ours = frame.loc[int(query), names[name]]
         text = str(int(ours)) if name.startswith("num") else f"{ours:6.4f}"

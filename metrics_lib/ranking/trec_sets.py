@@ -12,6 +12,11 @@ rank order plays no part:
   the ``empty`` policy (trec_eval: 0).
 * ``set_map`` (``m_set_map.c``, ``set_map``): ``h * h / (N * R)``, set
   precision times set recall; ``R = 0``: the ``empty`` policy (trec_eval: 0).
+* ``set_f`` (``m_set_F.c``, ``set_F``; ``set_f(beta=0.5)`` for trec_eval's
+  ``-m set_F.0.5``): with ``P = h / N`` and ``Rc = h / R``,
+  ``(beta + 1) * P * Rc / (beta * P + Rc)``; ``beta`` (default 1, any
+  finite number >= 0) weighs recall against precision, ``beta = 0`` gives
+  ``P``. 0 when ``h = 0``; ``R = 0``: the ``empty`` policy (trec_eval: 0).
 * ``num_nonrel_judged_ret`` (``m_num_nonrel_judged_ret.c``): the retrieved
   items that are judged and not relevant (grade 0 up to ``relevance_level``
   excluded; items absent from the truth, or with a negative grade, are
@@ -29,8 +34,8 @@ from .registry import Metric, TrecMeasure, register
 
 
 def _set_batch(kind):
-    def batch(tables, k, options):
-        return tables.trec.measure(kind, None, options["relevance_level"])
+    def batch(tables, k, options):  # k: set_f's beta (None: 1)
+        return tables.trec.measure(kind, k, options["relevance_level"])
     return batch
 
 
@@ -45,6 +50,9 @@ register(Metric(
 register(Metric(
     name="set_map", aliases=("set_map",), batch=_set_batch("set_map"), cutoff="none",
     table="trec", trec_eval=(TrecMeasure("set_map", "set_map"),)))
+register(Metric(
+    name="set_f", aliases=("set_f",), batch=_set_batch("set_f"), cutoff="beta",
+    table="trec", trec_eval=(TrecMeasure("set_F", "set_f"),)))
 register(Metric(
     name="num_nonrel_judged_ret", aliases=("num_nonrel_judged_ret",),
     batch=_set_batch("num_nonrel_judged_ret"), cutoff="none", table="trec",
