@@ -337,6 +337,8 @@ def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
         return 1.0 if found else 0.0
     if kind == "recall":
         return found / n_rel if n_rel else 0.0
+    if kind == "relative_p":  # m_rel_P.c: over min(k, num_rel); 0 without num_rel
+        return found / min(k, n_rel) if n_rel else 0.0
     if kind == "rprec":
         look = min(len(flags), n_rel)
         return sum(flags[:look]) / n_rel if look else 0.0
@@ -371,8 +373,8 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     trec_eval 10.0 then counts a ranked document that is not judged (rel -1,
     form_res_rels.c RELVALUE_NONPOOL) or has a negative grade (rel -2) as
     relevant when its rel is at least the level, but num_rel counts judged
-    documents only: P, recall, map, map_cut, Rprec, recip_rank, success and
-    iprec_at_recall differ from ``-l 0`` (map can exceed 1). ``missing``:
+    documents only: P, recall, map, map_cut, Rprec, recip_rank, success,
+    relative_P and iprec_at_recall differ from ``-l 0`` (map can exceed 1). ``missing``:
     the ranking of a query absent from the run (-c gives it one unjudged
     document).
     """
@@ -386,7 +388,8 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     starts = np.searchsorted(users, queries)
     ends = np.searchsorted(users, queries, side="right")
     affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)
-                if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr")
+                if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr",
+                                           "relative_p")
                 or m.startswith("iprec_at_recall")]
     out = {i: np.zeros(queries.size) for i, _, _ in affected}
     for q, (start, end) in enumerate(zip(starts, ends)):

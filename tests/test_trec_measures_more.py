@@ -1,6 +1,7 @@
 """trec_eval 10.0's set measures and num_nonrel_judged_ret, against the binary.
 
-``set_P``, ``set_recall``, ``set_map``, ``set_F`` with its weight (m_set_*.c) and
+``set_P``, ``set_recall``, ``set_map``, ``set_relative_P``, ``set_F`` with its
+weight (m_set_*.c), ``relative_P`` with its cut-offs (m_rel_P.c) and
 ``num_nonrel_judged_ret`` (m_num_nonrel_judged_ret.c): the command line's
 output byte for byte (``-q`` lines and summaries, under -c, -l, -M, -J), and
 :func:`metrics_lib.evaluate`'s per-user values equal to the binary's ``-q``
@@ -16,7 +17,7 @@ from metrics_lib import evaluate
 from test_trec_cli import assert_same_output, binary, cli, random_files, trec_eval  # noqa: F401
 
 SET_MEASURES = ["-m", "set_P", "-m", "set_recall", "-m", "set_map",
-                "-m", "num_nonrel_judged_ret"]
+                "-m", "num_nonrel_judged_ret", "-m", "set_relative_P"]
 OPTIONS = [["-q"], ["-c", "-q"], [], ["-c", "-l2", "-q"], ["-c", "-M", "3", "-q"],
            ["-c", "-J", "-q"], ["-c", "-l", "0", "-q"], ["-q", "-m", "num_rel_ret"],
            ["-c", "-l", "-1", "-q"], ["-q", "-l-2", "-M", "2"]]
@@ -30,13 +31,15 @@ def test_set_measures_equal_trec_eval_byte_for_byte(binary, tmp_path, seed):  # 
     q_path.write_bytes(qrels)
     r_path.write_bytes(run)
     beta = ["", ".0.5", ".2", ".0", ".1.5,3", ".abc", ".0.25"][seed % 7]
-    options = OPTIONS[seed % len(OPTIONS)] + SET_MEASURES + ["-m", "set_F" + beta]
+    cuts = ["", ".1,2,3", ".4", ".30,1,7", ".2,100"][seed % 5]
+    options = (OPTIONS[seed % len(OPTIONS)] + SET_MEASURES
+               + ["-m", "set_F" + beta, "-m", "relative_P" + cuts])
     theirs = trec_eval(*options, q_path, r_path)
     ours = cli(*options, q_path, r_path)
     assert ours.returncode == theirs.returncode, (ours.stderr, theirs.stderr)
     if theirs.returncode:
         return
-    assert b"set_map" in theirs.stdout and b"set_F" in theirs.stdout
+    assert all(name in theirs.stdout for name in (b"set_map", b"set_F", b"relative_P_"))
     assert_same_output(ours.stdout, theirs.stdout)
 
 
@@ -103,7 +106,7 @@ def test_evaluate_equals_trec_eval_per_user(binary, tmp_path, seed):  # noqa: F8
     r_path.write_text("".join(f"{u} Q0 {i} 1 {s} r\n" for u, i, s in recs.itertuples(index=False)))
     beta = [1.0, 0.5, 2.0, 0.0, 0.3][seed % 5]
     out = trec_eval("-q", "-l", str(level), *SET_MEASURES, "-m", f"set_F.{beta}",
-                    q_path, r_path)
+                    "-m", "relative_P.1,3,10", q_path, r_path)
     assert out.returncode == 0, out.stderr
     theirs = {}
     for line in out.stdout.decode().splitlines():
@@ -114,12 +117,13 @@ def test_evaluate_equals_trec_eval_per_user(binary, tmp_path, seed):  # noqa: F8
         recs = recs.astype({"user": "Int64", "score": "Float64"})
         truth = truth.astype({"user": "int64[pyarrow]", "relevance": "Int64"})
     set_f = "set_f" if beta == 1.0 and seed % 2 else f"set_f(beta={beta})"
-    frame = evaluate(recs, truth, ["set_p", "set_recall", "set_map", "num_nonrel_judged_ret",
-                                   set_f], relevance_level=level, empty="zero")
     names = {"set_P": "set_p", "set_recall": "set_recall", "set_map": "set_map",
-             "num_nonrel_judged_ret": "num_nonrel_judged_ret", f"set_F_{beta}": set_f}
+             "num_nonrel_judged_ret": "num_nonrel_judged_ret", f"set_F_{beta}": set_f,
+             "set_relative_P": "set_relative_p", "relative_P_1": "relative_p@1",
+             "relative_P_3": "relative_p_3", "relative_P_10": "relative_p@10"}
+    frame = evaluate(recs, truth, list(names.values()), relevance_level=level, empty="zero")
     users = {str(u) for u in recs["user"]} & {str(u) for u in truth["user"]}
-    assert len(theirs) == 5 * len(users)
+    assert len(theirs) == len(names) * len(users)
     for (name, query), value in theirs.items():
         ours = frame.loc[int(query), names[name]]
         text = str(int(ours)) if name.startswith("num") else f"{ours:6.4f}"
