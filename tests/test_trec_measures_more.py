@@ -1,7 +1,8 @@
 """trec_eval 10.0's set measures and num_nonrel_judged_ret, against the binary.
 
 ``set_P``, ``set_recall``, ``set_map``, ``set_relative_P``, ``set_F`` with its
-weight (m_set_*.c), ``relative_P`` with its cut-offs (m_rel_P.c) and
+weight (m_set_*.c), ``relative_P`` with its cut-offs (m_rel_P.c), ``gm_bpref``
+(m_gm_bpref.c, summary only) and
 ``num_nonrel_judged_ret`` (m_num_nonrel_judged_ret.c): the command line's
 output byte for byte (``-q`` lines and summaries, under -c, -l, -M, -J), and
 :func:`metrics_lib.evaluate`'s per-user values equal to the binary's ``-q``
@@ -13,11 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics_lib import evaluate
+from metrics_lib import evaluate, floored_geometric_mean
 from test_trec_cli import assert_same_output, binary, cli, random_files, trec_eval  # noqa: F401
 
 SET_MEASURES = ["-m", "set_P", "-m", "set_recall", "-m", "set_map",
-                "-m", "num_nonrel_judged_ret", "-m", "set_relative_P"]
+                "-m", "num_nonrel_judged_ret", "-m", "set_relative_P", "-m", "gm_bpref"]
 OPTIONS = [["-q"], ["-c", "-q"], [], ["-c", "-l2", "-q"], ["-c", "-M", "3", "-q"],
            ["-c", "-J", "-q"], ["-c", "-l", "0", "-q"], ["-q", "-m", "num_rel_ret"],
            ["-c", "-l", "-1", "-q"], ["-q", "-l-2", "-M", "2"]]
@@ -39,7 +40,8 @@ def test_set_measures_equal_trec_eval_byte_for_byte(binary, tmp_path, seed):  # 
     assert ours.returncode == theirs.returncode, (ours.stderr, theirs.stderr)
     if theirs.returncode:
         return
-    assert all(name in theirs.stdout for name in (b"set_map", b"set_F", b"relative_P_"))
+    assert all(name in theirs.stdout for name in (b"set_map", b"set_F", b"relative_P_",
+                                                  b"gm_bpref"))
     assert_same_output(ours.stdout, theirs.stdout)
 
 
@@ -108,11 +110,13 @@ def test_evaluate_equals_trec_eval_per_user(binary, tmp_path, seed):  # noqa: F8
     out = trec_eval("-q", "-l", str(level), *SET_MEASURES, "-m", f"set_F.{beta}",
                     "-m", "relative_P.1,3,10", q_path, r_path)
     assert out.returncode == 0, out.stderr
-    theirs = {}
+    theirs, summary = {}, {}
     for line in out.stdout.decode().splitlines():
         name, query, value = (part.strip() for part in line.split("\t"))
         if query != "all":
             theirs[(name, query)] = value
+        else:
+            summary[name] = value
     if seed % 3 == 1:  # nullable and pyarrow dtypes read as the plain ones
         recs = recs.astype({"user": "Int64", "score": "Float64"})
         truth = truth.astype({"user": "int64[pyarrow]", "relevance": "Int64"})
@@ -128,3 +132,6 @@ def test_evaluate_equals_trec_eval_per_user(binary, tmp_path, seed):  # noqa: F8
         ours = frame.loc[int(query), names[name]]
         text = str(int(ours)) if name.startswith("num") else f"{ours:6.4f}"
         assert text == value, (name, query, ours, value)
+    bpref = evaluate(recs, truth, ["bpref"], relevance_level=level, empty="zero")["bpref"]
+    assert f"{floored_geometric_mean(bpref.loc[[int(u) for u in users]]):6.4f}" \
+        == summary["gm_bpref"]

@@ -312,9 +312,10 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     beta = _with_beta(name, lowered)
     if beta is not None:
         return beta
-    if lowered in ("gm_map", "gmap"):
+    if lowered in ("gm_map", "gmap", "gm_bpref"):
+        per_user = "bpref" if lowered == "gm_bpref" else "map"
         raise ValueError(f"metric {show(name)} is a geometric mean over users, not "
-                         "a value per user: evaluate 'map' and pass the column "
+                         f"a value per user: evaluate '{per_user}' and pass the column "
                          "to metrics_lib.floored_geometric_mean")
     match = _NAME.match(lowered)
     kind = kinds().get(match.group("name")) if match else None
