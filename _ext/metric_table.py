@@ -12,7 +12,8 @@ from sphinx import addnodes
 
 _PARAMETER = {"optional": "@k (optional)", "required": "@k", "none": "none",
               "level": "a recall level in [0, 1]",
-              "persistence": "(p=...), a persistence in (0, 1)"}
+              "persistence": "(p=...), a persistence in (0, 1)",
+              "beta": "(beta=...) (optional), a weight >= 0, default 1"}
 
 
 def _codes(words) -> list:

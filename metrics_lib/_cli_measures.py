@@ -169,7 +169,9 @@ def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
         default = _TABLE[name]
         if name == "ndcg" and params is not None:
             _check_pairs(params)
-        if not isinstance(default, tuple):
+        if name == "set_F":  # m_set_F.c: a weight, printed as written (set_F_0.5)
+            chosen[name] = None if params is None else _set_f_beta(params)
+        elif not isinstance(default, tuple):
             chosen[name] = None
         elif params is None:
             chosen[name] = default
@@ -179,6 +181,29 @@ def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
     for column, kind, k in extras:  # after trec_eval's, in command line order
         chosen.setdefault(column, _Extra((kind, k)))
     return chosen, notes
+
+
+class _Beta(str):
+    """``-m set_F.<params>``: the parameters as written; ``beta`` is the first, by atof."""
+
+    beta: float
+
+
+def _set_f_beta(params: str) -> _Beta:
+    """meas_init.c ``get_double_params`` for set_F: ``atof`` of the first parameter.
+
+    trec_eval uses only the first (``set_F.0.5,2`` is beta 0.5, printed
+    ``set_F_0.5,2``). A negative or infinite weight, where trec_eval divides
+    by zero or mixes signs, is refused rather than imitated.
+    """
+    beta = _atof(params.split(",")[0])
+    if not (math.isfinite(beta) and beta >= 0):
+        raise _Refused(f"trec_eval: measure 'set_F.{params}': the weight beta must be a "
+                       "finite number >= 0 (this drop-in does not imitate trec_eval's "
+                       "division by zero or sign changes there)", 2)
+    out = _Beta(params)
+    out.beta = beta
+    return out
 
 
 def _iprec_names(levels):
@@ -210,6 +235,8 @@ def _columns(measures) -> list[tuple[str, str, float | None]]:
             out.append((name, *_library_metric(*params)))
         elif name == "iprec_at_recall":
             out += _iprec_names(params)
+        elif isinstance(params, _Beta):
+            out.append((f"{name}_{params}", f"set_f(beta={params.beta!r})", None))
         elif name in _CUT_LIBRARY:
             out += [(f"{name}_{k}", _CUT_LIBRARY[name].format(k), None) for k in params]
         else:

@@ -17,8 +17,11 @@ __all__ = []
 # entry says ``integer`` (metrics_lib._cli_measures checks this copy against
 # the registry when it is imported); kept here so that printing does not
 # import the registry, whose metric modules the numpy-only path never needs.
-_COUNTS = ("num_ret", "num_rel", "num_rel_ret")
+_COUNTS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 _MIN_GEO_MEAN = 0.00001  # m_gm_map.c, MIN_GEO_MEAN
+# Summary-only measures, the geometric mean of a per-query measure
+# (m_gm_map.c, m_gm_bpref.c: te_print_single_meas_empty, te_calc_avg_meas_s_gm).
+_GEOMETRIC = ("gm_map", "gm_bpref")
 
 
 class _Refused(Exception):
@@ -80,13 +83,14 @@ def _column_texts(values, role) -> list[str]:
 
 
 def _query_lines(values, ids, columns) -> list[str]:
-    """The -q lines: every query (in strcmp order of the ids), every column but gm_map.
+    """The -q lines: every query (in strcmp order of the ids), every column but the
+    summary-only ones (gm_map, gm_bpref).
 
     ``values``: one array per column (by position), one value per query;
     ``ids``: the query ids, in the same order. Returns pieces of text whose
     concatenation is the lines.
     """
-    shown = [i for i, (printed, _, _) in enumerate(columns) if printed != "gm_map"]
+    shown = [i for i, (printed, _, _) in enumerate(columns) if printed not in _GEOMETRIC]
     arrays = [np.asarray(values[position]) for position in shown]
     if not any(a.dtype.kind == "f" and np.isnan(a).any() for a in arrays):
         return _query_lines_by_template(arrays, ids, [columns[i] for i in shown])
@@ -154,7 +158,7 @@ def _sequential_mean(values) -> float:
 
 def _summary(name, values, complete, grades):
     """The "all" value of one column (meas_avg.c and the measures' own averages)."""
-    if name == "gm_map":  # m_gm_map.c: log per query, summed, exp of the mean
+    if name in _GEOMETRIC:  # m_gm_map.c: log per query, summed, exp of the mean
         return math.exp(_sequential_mean(np.log(np.maximum(values, _MIN_GEO_MEAN)))) \
             if len(values) else 0.0
     if name == "num_rel" and complete:

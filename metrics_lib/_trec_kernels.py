@@ -39,6 +39,9 @@ def _run_start_values(codes: np.ndarray, running: np.ndarray) -> np.ndarray:
     return before[index]
 
 
+_SET_KINDS = ("set_p", "set_recall", "set_map", "set_relative_p")
+
+
 class TrecTable:
     """Per-user quantities of the trec_eval measures for one chunk of users.
 
@@ -114,7 +117,56 @@ class TrecTable:
             return self.bpref(level), empty_users
         if kind == "iprec_at_recall":
             return self.iprec(float(param), level, version), empty_users
+        if kind == "relative_p":
+            return self.relative_p(int(param), level), empty_users
+        if kind == "set_f":
+            return self.set_f(1.0 if param is None else float(param), level), empty_users
+        if kind in _SET_KINDS:
+            return self.set_measure(kind, level), (None if kind == "set_p" else empty_users)
+        if kind == "num_nonrel_judged_ret":
+            judged_ret = np.bincount(self.user, minlength=self.n_users)
+            return (judged_ret - self.n_relevant_retrieved(level)).astype(np.float64), None
         raise ValueError(f"unknown trec_eval measure {kind!r}")  # pragma: no cover
+
+    def set_measure(self, kind, level):
+        """trec_eval's set measures (``m_set_P.c``, ``m_set_recall.c``, ``m_set_map.c``,
+        ``m_set_rel_P.c``).
+
+        With ``N`` retrieved, ``R`` relevant and ``h`` relevant retrieved:
+        ``h / N``, ``h / R``, ``h * h / (N * R)`` and ``h / min(N, R)`` in the same double
+        operations as trec_eval; 0 where the denominator is 0.
+        """
+        n_ret = self.list_len.astype(np.float64)
+        n_rel = self.n_relevant(level).astype(np.float64)
+        hits = self.n_relevant_retrieved(level).astype(np.float64)
+        denominator = {"set_p": n_ret, "set_recall": n_rel, "set_map": n_ret * n_rel,
+                       "set_relative_p": np.minimum(n_ret, n_rel)}[kind]
+        numerator = hits * hits if kind == "set_map" else hits
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(denominator > 0, numerator / denominator, 0.0)
+
+    def set_f(self, beta, level):
+        """trec_eval's ``set_F`` (``m_set_F.c``): ``(beta + 1) P R / (beta P + R)``.
+
+        ``P`` and ``R`` are the set precision and recall; 0 when nothing
+        relevant is retrieved. The same double operations as ``te_calc_set_F``.
+        """
+        hits = self.n_relevant_retrieved(level).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = hits / self.list_len
+            r = hits / self.n_relevant(level)
+            return np.where(hits > 0, (beta + 1.0) * p * r / (beta * p + r), 0.0)
+
+    def relative_p(self, k, level):
+        """trec_eval's ``relative_P`` (``m_rel_P.c``): relevant in the top k over ``min(k, R)``.
+
+        0 when ``R = 0``; a list shorter than k counts what it has.
+        """
+        n_rel = self.n_relevant(level)
+        users, pos = self._relevant_rows(level)
+        in_top = np.bincount(users[pos <= k], minlength=self.n_users)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n_rel > 0, in_top / np.minimum(n_rel, k), 0.0)
 
     def rprec(self, level, cut=None):
         """Relevant items in the top R, over R (0 when R = 0).

@@ -62,7 +62,7 @@ import numpy as np
 
 from ._c_numbers import _atol
 from ._cli_output import (
-    _COUNTS, _Refused, _iprec_as_trec_eval, _query_lines, _summary_lines,
+    _Refused, _iprec_as_trec_eval, _query_lines, _summary_lines,
 )
 from . import dropin
 
@@ -111,7 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Measures: official, all_trec, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall[.0.1,...], "
                "P[.5,10,...], recall[.K,...], ndcg, ndcg_cut[.K,...], map_cut[.K,...], "
-               "success[.K,...]; bare P, recall, ndcg_cut and map_cut mean the cut-offs "
+               "success[.K,...], gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
+               "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret; bare P, recall, "
+               "ndcg_cut, map_cut and relative_P mean the cut-offs "
                "5,10,15,20,30,100,200,500,1000 as in trec_eval. As in trec_eval, a "
                "query of the qrels that the run lacks is an error unless -c is given; "
                "-c scores it 0, which is evaluate(..., missing=\"zero\"): evaluate's "
@@ -337,6 +339,8 @@ def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
         return 1.0 if found else 0.0
     if kind == "recall":
         return found / n_rel if n_rel else 0.0
+    if kind == "relative_p":  # m_rel_P.c: over min(k, num_rel); 0 without num_rel
+        return found / min(k, n_rel) if n_rel else 0.0
     if kind == "rprec":
         look = min(len(flags), n_rel)
         return sum(flags[:look]) / n_rel if look else 0.0
@@ -371,8 +375,8 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     trec_eval 10.0 then counts a ranked document that is not judged (rel -1,
     form_res_rels.c RELVALUE_NONPOOL) or has a negative grade (rel -2) as
     relevant when its rel is at least the level, but num_rel counts judged
-    documents only: P, recall, map, map_cut, Rprec, recip_rank, success and
-    iprec_at_recall differ from ``-l 0`` (map can exceed 1). ``missing``:
+    documents only: P, recall, map, map_cut, Rprec, recip_rank, success,
+    relative_P and iprec_at_recall differ from ``-l 0`` (map can exceed 1). ``missing``:
     the ranking of a query absent from the run (-c gives it one unjudged
     document).
     """
@@ -386,7 +390,8 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     starts = np.searchsorted(users, queries)
     ends = np.searchsorted(users, queries, side="right")
     affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)
-                if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr")
+                if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr",
+                                           "relative_p")
                 or m.startswith("iprec_at_recall")]
     out = {i: np.zeros(queries.size) for i, _, _ in affected}
     for q, (start, end) in enumerate(zip(starts, ends)):
@@ -396,6 +401,11 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
         for i, metric, p in affected:
             out[i][q] = _one_query_below_zero(flags, int(n_rel[q]), n_rel_ret, metric, p)
     return out
+
+
+# Counts read straight from the run and the qrels below; every other measure
+# (num_nonrel_judged_ret too) comes from evaluate.
+_COUNTED_HERE = ("num_ret", "num_rel", "num_rel_ret")
 
 
 def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
@@ -436,7 +446,7 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
         scores = np.unique(scores, return_inverse=True)[1].reshape(-1).astype(float)
     # Codes are numbers ordered as the ids' bytes: numeric tie order = trec_eval's.
     recs = pd.DataFrame({"user": users, "item": items, "score": scores})
-    metrics = sorted({metric for _, metric, _ in columns if metric not in _COUNTS})
+    metrics = sorted({metric for _, metric, _ in columns if metric not in _COUNTED_HERE})
     values = {}
     if metrics and t_users.size and users.size:
         values = _library_values(recs, t_users, t_items, t_grades, metrics, level)

@@ -49,7 +49,7 @@ def _trec_spellings(metric) -> list[tuple[str, object]]:
     """trec_eval's ``-m`` spellings of ``metric``'s measures, with the parameter each has."""
     out = []
     for measure in metric.trec_eval:
-        if measure.name == "gm_map":
+        if measure.name in ("gm_map", "gm_bpref"):
             continue  # a mean over users, not a value per user: refused by evaluate
         if "{}" not in measure.library:
             out.append((measure.name, None))

@@ -21,6 +21,7 @@ the first time the registry is read, so a new metric needs no other file.
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 import re
 from dataclasses import dataclass, field
@@ -67,11 +68,14 @@ class Metric:
         does not apply.
     per_list : callable or None
         The per-list function (``ndcg_at_k``), if there is one.
-    cutoff : {"optional", "required", "none", "level", "persistence"}
+    cutoff : {"optional", "required", "none", "level", "persistence", "beta"}
         Whether the name takes ``@k`` (``"required"``: must have one);
         ``"level"``: a recall level instead;
         ``"persistence"``: a persistence ``p`` in (0, 1), written
-        ``rbp(p=0.8)``, which the batch kernel gets as ``k``.
+        ``rbp(p=0.8)``, which the batch kernel gets as ``k``;
+        ``"beta"``: no cut-off, an optional weight ``beta >= 0`` of recall
+        against precision, written ``set_f(beta=0.5)`` (``k``; ``None``
+        for plain ``set_f``, beta 1).
     table : {"binary", "graded", "trec"}
         Which table of a chunk the kernel reads: ``"graded"`` metrics see the
         grades through ``gain``/``min_grade``; ``"trec"`` needs the table of
@@ -221,6 +225,9 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         metrics: ``err@k`` (expected reciprocal rank), and ``rbp(p=0.8)`` and
         ``rbp_resid(p=0.8)`` (rank-biased precision and its residual), whose
         parameter is the persistence ``p`` in (0, 1), returned as ``k``.
+        trec_eval's set measures: ``set_p``, ``set_recall``, ``set_map``,
+        ``num_nonrel_judged_ret`` and ``set_f`` (``set_f(beta=0.5)``, beta
+        1 by default, returned as ``k``; ``None`` when not written).
         Intent-aware metrics, which need ``evaluate(..., intent_col=...)``
         and a cut-off: ``alpha_ndcg@k``, ``err_ia@k``, ``p_ia@k``,
         ``s_recall@k`` (``strec@k``, ndeval's name).
@@ -302,9 +309,13 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     persistence = _with_persistence(name, lowered)
     if persistence is not None:
         return persistence
-    if lowered in ("gm_map", "gmap"):
+    beta = _with_beta(name, lowered)
+    if beta is not None:
+        return beta
+    if lowered in ("gm_map", "gmap", "gm_bpref"):
+        per_user = "bpref" if lowered == "gm_bpref" else "map"
         raise ValueError(f"metric {show(name)} is a geometric mean over users, not "
-                         "a value per user: evaluate 'map' and pass the column "
+                         f"a value per user: evaluate '{per_user}' and pass the column "
                          "to metrics_lib.floored_geometric_mean")
     match = _NAME.match(lowered)
     kind = kinds().get(match.group("name")) if match else None
@@ -323,7 +334,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     if k is None and _METRICS[kind].cutoff == "required":
         raise ValueError(f"metric {show(name)} needs a cut-off, such as "
                          f"'{match.group('name')}@10'")
-    if k is not None and _METRICS[kind].cutoff == "none":
+    if k is not None and _METRICS[kind].cutoff in ("none", "beta"):
         raise ValueError(f"metric {show(name)}: {kind} takes no cut-off")
     if k is not None:
         k = int(k)
@@ -481,6 +492,32 @@ def _with_persistence(name: str, lowered: str):
         raise ValueError(f"metric {show(name)}: the persistence p must be a number "
                          f"strictly between 0 and 1; got {show(text)}")
     return kind, float(text)
+
+
+# set_f(beta=0.5): the weight of recall against precision, a finite number >= 0.
+_BETA = re.compile(r"^(?P<name>[a-z_]+)\(\s*beta\s*=\s*(?P<beta>[^)]*?)\s*\)$")
+
+
+def _with_beta(name: str, lowered: str):
+    """``(kind, beta)`` for ``set_f(beta=0.5)``, else None (not written that way)."""
+    found = _BETA.match(lowered)
+    if found is None:
+        return None
+    kind = kinds().get(found.group("name"))
+    if kind is None or _METRICS[kind].cutoff != "beta":
+        raise ValueError(f"metric {show(name)}: only "
+                         + ", ".join(sorted(m.display_name for m in metrics()
+                                            if m.cutoff == "beta"))
+                         + " take a weight (beta=...)")
+    text = found.group("beta")
+    try:
+        beta = float(text)
+    except ValueError:
+        beta = -1.0
+    if not (math.isfinite(beta) and beta >= 0):
+        raise ValueError(f"metric {show(name)}: beta must be a finite number >= 0; "
+                         f"got {show(text)}")
+    return kind, beta
 
 
 # Cut-offs offered when a known metric has a cut-off that is not a number.

@@ -59,7 +59,10 @@ register(Metric(
     trec_eval=(TrecMeasure("Rprec", "rprec"),)))
 register(Metric(
     name="bpref", aliases=("bpref",), per_list=bpref, batch=_trec_batch("bpref"),
-    cutoff="none", table="trec", trec_eval=(TrecMeasure("bpref", "bpref"),)))
+    cutoff="none", table="trec",
+    # gm_bpref (m_gm_bpref.c): the same per-query bpref, summed up as
+    # exp(mean(log(max(bpref, 1e-5)))) and printed only in the summary
+    trec_eval=(TrecMeasure("bpref", "bpref"), TrecMeasure("gm_bpref", "bpref"))))
 register(Metric(
     name="iprec_at_recall", aliases=("iprec_at_recall",),
     per_list=interpolated_precision, batch=_trec_batch("iprec_at_recall"),
