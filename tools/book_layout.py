@@ -128,17 +128,28 @@ async ([mode, resized, wait_ms]) => {
     if (!c.closest('pre') && ![...c.getClientRects()].every(r => inside(r, columnOf(c)))
         && !inColumn(c))
       out.code.push(c.textContent.trim().slice(0, 50));
-  // API entries: a parameter's name is drawn on one line, clear of its type
+  // API entries: each parameter name is drawn on one line (a line of several names,
+  // "n_days, sessions_per_user, ...", may wrap at its spaces), clear of its type
+  const wordLines = node => {  // the most lines any one word of a text node is drawn on
+    let most = 1;
+    for (const m of node.textContent.matchAll(/\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+      most = Math.max(most, new Set([...range.getClientRects()].filter(q => q.width > 0)
+                                    .map(q => Math.round(q.top))).size);
+    }
+    return most;
+  };
   for (const name of art.querySelectorAll('dl.field-list dd > dl > dt > strong')) {
-    const range = document.createRange(); range.selectNodeContents(name);
-    const lines = new Set([...range.getClientRects()].filter(q => q.width > 0)
-                          .map(q => Math.round(q.top)));
+    const texts = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+    let most = 1;
+    while (texts.nextNode()) most = Math.max(most, wordLines(texts.currentNode));
     const type = name.parentElement.querySelector('.classifier');
     const n = name.getBoundingClientRect(), t = type && type.getClientRects()[0];
     const overlaps = t && t.top < n.bottom - 1 && t.bottom > n.top + 1 &&
                      t.left < n.right - 1 && t.right > n.left + 1;
-    if (lines.size > 1 || overlaps)
-      out.names.push(`${name.textContent.trim()} (${lines.size > 1 ? 'broken over ' + lines.size +
+    if (most > 1 || overlaps)
+      out.names.push(`${name.textContent.trim()} (${most > 1 ? 'a word broken over ' + most +
         ' lines' : 'drawn under its type'}) in ${label(name.closest('dl.py') || name).slice(0, 40)}`);
   }
   // a scroll box taller than most of the screen: its arrows stay in view (sticky), or the
