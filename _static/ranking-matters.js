@@ -10,9 +10,12 @@
  *    (display equations, tables, code, such figures) gets the class rm-scroll-cue, plus
  *    rm-more-left / rm-more-right for the sides where content is hidden; the book's CSS fades
  *    those sides out, and the box's parent gets rm-hint-left / rm-hint-right, which draw an
- *    arrow on that edge. Marked again after MathJax has typeset, on resize and on scroll.
+ *    arrow on that edge (rm-hint-tall too when the box is taller than 0.6 of the screen: its
+ *    arrows then stay in view while the page scrolls past it). Marked again after MathJax has
+ *    typeset, on resize and on scroll.
  * 3. Tables in a block of class rm-cards become cards on a phone; each cell gets its column's
  *    name as data-label.
+ * 4. Function names in the page's "Contents" column may break after "." and "_".
  * tools/check_book.py measures both in a real browser.
  */
 (function () {
@@ -55,6 +58,9 @@
     if (box.parentElement) {
       box.parentElement.classList.toggle("rm-hint-left", left);
       box.parentElement.classList.toggle("rm-hint-right", right);
+      // a box taller than most of the screen: its arrows follow the reader (ranking-matters.css)
+      const tall = (left || right) && box.getBoundingClientRect().height > 0.6 * window.innerHeight;
+      box.parentElement.classList.toggle("rm-hint-tall", tall);
     }
   }
 
@@ -66,6 +72,18 @@
       for (const row of table.querySelectorAll("tbody tr"))
         [...row.cells].forEach((cell, i) => cell.setAttribute("data-label", names[i] || ""));
       table.dataset.rmLabelled = "1";
+    }
+  }
+
+  // The page's "Contents" column: long function names in it wrap (ranking-matters.css); a
+  // break after "." or "_" keeps the words whole ("SimulatedWorld.", "examination_").
+  function breakTocNames() {
+    for (const pre of document.querySelectorAll(".bd-sidebar-secondary code span.pre")) {
+      if (pre.dataset.rmBreaks || pre.children.length) continue;
+      const parts = pre.textContent.split(/(?<=[._])/);
+      pre.replaceChildren(...parts.flatMap((part, i) =>
+        i ? [document.createElement("wbr"), part] : [part]));
+      pre.dataset.rmBreaks = "1";
     }
   }
 
@@ -97,7 +115,8 @@
         el.addEventListener("scroll", onScroll, { passive: true });
       } else if (!wide && el.classList.contains(CUE)) {
         el.classList.remove(CUE, "rm-more-left", "rm-more-right");
-        if (el.parentElement) el.parentElement.classList.remove("rm-hint-left", "rm-hint-right");
+        if (el.parentElement)
+          el.parentElement.classList.remove("rm-hint-left", "rm-hint-right", "rm-hint-tall");
         el.removeEventListener("scroll", onScroll);
       }
       if (wide) updateSides(el);
@@ -123,6 +142,7 @@
   }
 
   async function start() {
+    breakTocNames();
     mark();
     // MathJax loads after this script and typesets asynchronously.
     if (document.querySelector(".math")) {

@@ -22,7 +22,13 @@ already loaded and typeset:
   the visible cue (class ``rm-scroll-cue``, a fading mask at the hidden side and an arrow on
   that edge, from ``_static/ranking-matters.js`` and ``_static/ranking-matters.css``); every table and
   every inline code box lies inside the article column or inside such a scroll box; no
-  figure box leaves the screen; the page itself never scrolls sideways.
+  figure box leaves the screen; the page itself never scrolls sideways;
+* API entries: every parameter name is drawn on one line and not under its type;
+* a scroll box taller than 0.6 of the screen draws its arrows sticky (they stay in view
+  while the page scrolls past it), with no scrolling ancestor that would hold them;
+* the page's "Contents" column (from 1200 px): no entry is cut off at its edge (every level
+  shown), and over a full-width block it collapses to its heading within 0.1 s, with no
+  empty panel left hanging over the block.
 """
 
 from __future__ import annotations
@@ -61,7 +67,8 @@ async ([mode, resized, wait_ms]) => {
   const art = document.querySelector('.bd-article');
   const out = {theme: getComputedStyle(html).getPropertyValue('--pst-color-background').trim(),
                cues_ready: html.dataset.rmScrollCues === 'ready', images: [], equations: [],
-               uncued: [], tables: [], code: [], page_scroll: html.scrollWidth - innerWidth};
+               uncued: [], tables: [], code: [], page_scroll: html.scrollWidth - innerWidth,
+               names: [], tall: [], toc: [], toc_panel: 0};
   if (!art) return out;
   const cs = getComputedStyle(art);
   const col = art.getBoundingClientRect();
@@ -121,6 +128,71 @@ async ([mode, resized, wait_ms]) => {
     if (!c.closest('pre') && ![...c.getClientRects()].every(r => inside(r, columnOf(c)))
         && !inColumn(c))
       out.code.push(c.textContent.trim().slice(0, 50));
+  // API entries: each parameter name is drawn on one line (a line of several names,
+  // "n_days, sessions_per_user, ...", may wrap at its spaces), clear of its type
+  const wordLines = node => {  // the most lines any one word of a text node is drawn on
+    let most = 1;
+    for (const m of node.textContent.matchAll(/\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+      most = Math.max(most, new Set([...range.getClientRects()].filter(q => q.width > 0)
+                                    .map(q => Math.round(q.top))).size);
+    }
+    return most;
+  };
+  for (const name of art.querySelectorAll('dl.field-list dd > dl > dt > strong')) {
+    const texts = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+    let most = 1;
+    while (texts.nextNode()) most = Math.max(most, wordLines(texts.currentNode));
+    const type = name.parentElement.querySelector('.classifier');
+    const n = name.getBoundingClientRect(), t = type && type.getClientRects()[0];
+    const overlaps = t && t.top < n.bottom - 1 && t.bottom > n.top + 1 &&
+                     t.left < n.right - 1 && t.right > n.left + 1;
+    if (most > 1 || overlaps)
+      out.names.push(`${name.textContent.trim()} (${most > 1 ? 'a word broken over ' + most +
+        ' lines' : 'drawn under its type'}) in ${label(name.closest('dl.py') || name).slice(0, 40)}`);
+  }
+  // a scroll box taller than most of the screen: its arrows stay in view (sticky), or the
+  // reader in its middle sees no sign that it scrolls
+  for (const e of art.querySelectorAll('.rm-scroll-cue')) {
+    if (e.getBoundingClientRect().height <= 0.6 * innerHeight || !e.parentElement) continue;
+    for (const [side, pseudo] of [['right', '::after'], ['left', '::before']]) {
+      if (!e.classList.contains(`rm-more-${side}`)) continue;
+      let sticky = getComputedStyle(e.parentElement, pseudo).position === 'sticky';
+      for (let a = e.parentElement.parentElement; sticky && a && a !== document.body; a = a.parentElement)
+        if (!['visible', 'clip'].includes(getComputedStyle(a).overflowY)) sticky = false;  // it would stick to a
+      if (!sticky) out.tall.push(`${e.tagName.toLowerCase()} ${Math.round(e.getBoundingClientRect().height)} px tall ` +
+                                 `(${side} arrow) in ${label(e).slice(0, 50)}`);
+    }
+  }
+  // the page's "Contents" column (shown from 1200 px): every entry within it, none cut off
+  const side = document.querySelector('.bd-sidebar-secondary');
+  const sideBox = side && side.getBoundingClientRect();
+  if (sideBox && sideBox.width > 0 && sideBox.left >= 0 && sideBox.right <= innerWidth + 1 &&
+      getComputedStyle(side).visibility !== 'hidden') {
+    const limit = Math.min(innerWidth, sideBox.left + side.clientLeft + side.clientWidth) + 1;
+    const closed = [...side.querySelectorAll('nav ul ul')].filter(u => getComputedStyle(u).display === 'none');
+    closed.forEach(u => u.style.display = 'block');  // every level, as the reader scrolls on
+    for (const a of side.querySelectorAll('nav a'))
+      if (a.scrollWidth > a.clientWidth + 1 || a.getBoundingClientRect().right > limit)
+        out.toc.push(a.textContent.trim().slice(0, 50));
+    closed.forEach(u => u.style.display = '');
+    // over a full-width block the theme collapses the column to its heading: at once, not
+    // as an empty panel over the block
+    const full = art.querySelector('.full-width, .full_width, .tag_full-width, .tag_full_width');
+    if (full) {
+      const y = scrollY;
+      full.scrollIntoView();
+      await frame(); await sleep(100);
+      const head = side.querySelector('.onthispage');
+      if (side.classList.contains('hide') && head) {
+        const extra = side.getBoundingClientRect().bottom - head.getBoundingClientRect().bottom;
+        if (extra > 8) out.toc_panel = Math.round(extra);
+      }
+      window.scrollTo(0, y);
+      await frame(); await sleep(500);  // the column opens again
+    }
+  }
   return out;
 }
 """
@@ -200,6 +272,15 @@ def _box_problems(out, where):
         yield f"table outside the column and not in a scroll box with a cue: {text} {where}"
     for text in out["code"]:
         yield f"inline code leaves the column: {text!r} {where}"
+    for text in out["names"]:
+        yield f"API parameter name not drawn whole: {text} {where}"
+    for text in out["tall"]:
+        yield f"tall scroll box whose arrow does not stay in view: {text} {where}"
+    for text in out["toc"]:
+        yield f"'Contents' entry cut off at the column's edge: {text!r} {where}"
+    if out["toc_panel"]:
+        yield (f"the collapsed 'Contents' box hangs {out['toc_panel']} px of empty panel "
+               f"over the full-width block 0.1 s after it came into view {where}")
     if out["page_scroll"] > 1:
         yield f"the page scrolls sideways by {out['page_scroll']} px {where}"
 
