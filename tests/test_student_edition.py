@@ -216,3 +216,18 @@ def test_latex_exercises_are_numbered_by_chapter_as_in_the_html():
     html = SimpleNamespace(toc_fignumbers={"book/pr": {"exercise": {"ex-p": (1, 7, 1)}}})
     number_exercises_by_chapter(SimpleNamespace(builder=SimpleNamespace(format="html")), html)
     assert html.toc_fignumbers["book/pr"]["exercise"] == {"ex-p": (1, 7, 1)}
+
+
+def test_a_page_number_is_not_taken_for_a_leaked_value():
+    # the student PDF prints every number up to its page count as a footer, a line of the
+    # contents or an index entry (a solution's user id 416 in a 476-page PDF)
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import check_student
+
+    assert check_student._page_number("416", 476)
+    assert not check_student._page_number("477", 476)
+    assert not check_student._page_number("0.416", 476)
+    assert not check_student._page_number("41.6", 476)

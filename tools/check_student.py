@@ -171,6 +171,12 @@ def _distinctive(shown: dict[str, set[str]], rest: str) -> dict[str, set[str]]:
             for key, texts in shown.items()}
 
 
+def _page_number(value: str, pages: int) -> bool:
+    """A whole number no larger than the PDF's page count: in the PDF's text it is also a
+    page's footer, a line of the contents or an index entry, so finding it proves nothing."""
+    return value.isdigit() and int(value) <= pages
+
+
 def _beside_solutions(notebook: dict) -> str:
     """The code and glued values of ``notebook`` that do not serve its solutions only."""
     cells = notebook.get("cells", [])
@@ -276,8 +282,10 @@ def answer_leaks(full: Path, student: Path, root: Path = ROOT) -> tuple[list[str
 
 def pdf_leaks(full: Path, pdf: Path, root: Path = ROOT) -> list[str]:
     """Solution headings, word runs and distinctive solution-only values in the PDF's text."""
-    text = _normalise(subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"],
-                                     capture_output=True, text=True, check=True).stdout)
+    raw = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    pages = raw.count("\f")
+    text = _normalise(raw)
     if len(text) < 1000:
         return [f"{pdf}: no text extracted"]
     failures = [f"{pdf}: {n} solution heading(s)"
@@ -308,7 +316,7 @@ def pdf_leaks(full: Path, pdf: Path, root: Path = ROOT) -> list[str]:
     for path in sorted((root / "book").glob("*.ipynb")):
         shown = solution_values(json.loads(path.read_text(encoding="utf-8")))
         values = [f"{k}={v!r}" for k, texts in _distinctive(shown, rest_all).items()
-                  for v in sorted(texts) if _found(v, text)]
+                  for v in sorted(texts) if _found(v, text) and not _page_number(v, pages)]
         if values:
             failures.append(f"{pdf.name}: solution-only value(s) of {path.stem}: {', '.join(values)}")
     return failures
