@@ -10,6 +10,8 @@ the per-list function's value with that parameter, on every backend.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +20,7 @@ import metrics_lib as ml
 from metrics_lib import alpha_ndcg_at_k, err_ia_at_k, evaluate
 from metrics_lib.ranking import registry
 
+ROOT = Path(__file__).resolve().parents[1]
 TOL = 1e-12
 
 
@@ -217,6 +220,28 @@ def test_the_default_alpha_is_the_unparameterised_name():
     assert got["err_ia@5"].equals(got["err_ia(alpha=0.5)@5"].rename("err_ia@5"))
     # a planted bug that used one alpha for every column would show here
     assert (got["alpha_ndcg(alpha=0.2)@5"] != got["alpha_ndcg@5"]).any()
+
+
+def test_alpha_in_the_name_equals_ndeval():
+    """pyndeval 0.0.8 (ndeval 4.5) with alpha= 0.25, 0.75 and 1 (benchmarks/peers/intents.py)."""
+    golden = ROOT / "benchmarks" / "peers" / "golden" / "intents"
+    run = pd.read_csv(golden / "run.txt", sep=" ", header=None,
+                      names=["user", "q0", "item", "rank", "score", "tag"])
+    qrels = pd.read_csv(golden / "qrels.txt", sep=" ", header=None,
+                        names=["user", "intent", "item", "relevance"])
+    reference = pd.read_csv(golden / "ndeval_alpha.csv")
+    ours = {"alpha-nDCG": "alpha_ndcg", "ERR-IA": "err_ia"}
+    names = sorted({f"{ours[r.measure]}(alpha={r.alpha})@{r.k}"
+                    for r in reference.itertuples()})
+    # pyndeval orders equal scores by docno ascending: ties='item_asc'
+    got = evaluate(run[["user", "item", "score"]], qrels, names, intent_col="intent",
+                   ties="item_asc", missing="skip")
+    worst = 0.0
+    for r in reference.itertuples():
+        value = got.loc[r.user, f"{ours[r.measure]}(alpha={r.alpha})@{r.k}"]
+        assert abs(value - r.value) <= TOL, r
+        worst = max(worst, abs(value - r.value))
+    assert len(reference) == 4878 and worst <= TOL  # the 271 users ndeval reports
 
 
 @pytest.mark.parametrize("library", ["polars", "pyarrow", "dask"])
