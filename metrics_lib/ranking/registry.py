@@ -109,6 +109,11 @@ class Metric:
         ``batch`` finds each judged item's relevant intents through the key
         that the grade column then holds (``metrics_lib/batch/intents.py``);
         ``per_list`` takes ``relevant`` as ``item -> {intent: grade}``.
+    item_data : {None, "popularity"}
+        Data about items that the metric reads besides the judgements:
+        ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
+        finds each recommended row's in ``tables.rows``;
+        ``metrics_lib/batch/items.py``).
     """
 
     name: str
@@ -125,6 +130,7 @@ class Metric:
     trec_eval: tuple = ()
     intents: bool = False
     parameters: tuple = ()
+    item_data: str | None = None
 
     @property
     def display_name(self) -> str:
