@@ -267,7 +267,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         The popularity of each item, item id -> a number >= 0, for the
         popularity-bias metrics ``"arp@k"`` (average recommendation
         popularity) and ``"aplt@k"`` (long-tail share; ``"aplt(head_share=
-        0.8)@k"``), which need it (:mod:`metrics_lib.ranking.popularity_bias`).
+        0.8)@k"``), which need it (per list: :func:`average_recommendation_popularity`,
+        :func:`long_tail_share`).
         It is given, not computed: from the training interactions,
         ``train.groupby("item").size()`` counts interactions (Abdollahpouri
         et al.; RecBole) and ``train.groupby("item")["user"].nunique()``

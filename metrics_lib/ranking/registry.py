@@ -254,7 +254,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         redundancy intolerance alpha in [0, 1], 0.5 by default
         (``alpha_ndcg(alpha=0.25)@10``). Named parameters are written
         ``<metric>(key=value, ...)`` before any ``@k``; spaces are read
-        around ``=`` and ``,`` only (:func:`parse_metric_name` returns
+        around ``=`` and ``,`` only (``metrics_lib.ranking.registry.parse_metric_name`` returns
         them all, with the canonical spelling).
 
     Returns
@@ -274,7 +274,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         If the name is unknown (the message offers the closest names), is
         refused on purpose (``hits``, ``gm_map``), or has a parameter the
         metric does not take, a value outside the parameter's interval, or
-        a malformed list of parameters (see :func:`parse_metric_name`).
+        a malformed list of parameters (see ``metrics_lib.ranking.registry.parse_metric_name``).
 
     Notes
     -----
