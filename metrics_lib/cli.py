@@ -291,6 +291,7 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     """{library metric: per-user Series} from :func:`evaluate`."""
     import pandas as pd
 
+    from ._cli_measures import _check_gain_order
     from .evaluate import TIES, evaluate
     from .ranking import registry
 
@@ -308,10 +309,18 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
                               "relevance": (t_grades >= level).astype(np.int64)})
         frame = evaluate(recs, truth, binary, relevance_level=1, **common)
         values.update({m: frame[m] for m in binary})
-    if graded:  # trec_eval's ndcg ignores -l: gain = grade
-        truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
-        frame = evaluate(recs, truth, graded, relevance_level=1, **common)
-        values.update({m: frame[m] for m in graded})
+    # gain = grade (trec_eval's default), or the gains of -m G.1=3,... (one call
+    # per set of gains); -l only says which queries have no relevant document
+    groups = {}
+    for metric in graded:
+        groups.setdefault(id(getattr(metric, "pairs", None)), []).append(metric)
+    truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
+    for group in groups.values():
+        gain = ("linear" if not hasattr(group[0], "pairs")
+                else _check_gain_order(group[0], t_users, t_grades))
+        frame = evaluate(recs, truth, list(group), relevance_level=max(level, 0), gain=gain,
+                         **common)
+        values.update({m: frame[m] for m in group})
     return values
 
 
@@ -339,6 +348,13 @@ def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
         return 1.0 if found else 0.0
     if kind == "recall":
         return found / n_rel if n_rel else 0.0
+    if kind == "bin_g":  # m_binG.c: 1 / log2(3 + i - relevant so far), over num_rel
+        total, so_far = 0.0, 0
+        for i, flag in enumerate(flags):
+            if flag:
+                so_far += 1
+                total += 1.0 / math.log2(3 + i - so_far)
+        return (total / n_rel if n_rel else math.inf) if so_far else 0.0
     if kind == "relative_p":  # m_rel_P.c: over min(k, num_rel); 0 without num_rel
         return found / min(k, n_rel) if n_rel else 0.0
     if kind == "rprec":
@@ -391,7 +407,7 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     ends = np.searchsorted(users, queries, side="right")
     affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)
                 if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr",
-                                           "relative_p")
+                                           "relative_p", "bin_g")
                 or m.startswith("iprec_at_recall")]
     out = {i: np.zeros(queries.size) for i, _, _ in affected}
     for q, (start, end) in enumerate(zip(starts, ends)):

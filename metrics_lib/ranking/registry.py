@@ -41,13 +41,16 @@ class TrecMeasure:
     ``{}`` (``"ndcg@{}"``) the measure takes cut-offs, one column per
     cut-off, and ``default`` holds trec_eval's default cut-offs (for
     ``iprec_at_recall`` its recall levels); without, it takes no parameter.
-    ``integer`` measures are counts, printed without decimals.
+    ``integer`` measures are counts, printed without decimals. ``gains``
+    measures take trec_eval's gain per relevance level (``-m G.1=3,2=7``),
+    which the command line hands to :func:`evaluate` as ``gain={...}``.
     """
 
     name: str
     library: str
     default: tuple | None = None
     integer: bool = False
+    gains: bool = False
 
 
 @dataclass(frozen=True)
