@@ -485,8 +485,11 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
                                           minlength=queries.size)
         else:
             value = values.get(metric)
+            # a query evaluate did not score gets 0; a nan it computed stays
+            # (Rndcg's 0 / 0, printed -nan as trec_eval prints it)
             table[position] = (np.zeros(queries.size) if value is None
-                               else value.reindex(queries).fillna(0.0).to_numpy())
+                               else np.where(np.isin(queries, value.index.to_numpy()),
+                                             value.reindex(queries).to_numpy(), 0.0))
             if recall_level is not None:
                 table[position] = _iprec_as_trec_eval(table[position], recall_level, n_rel,
                                                       n_ret)

@@ -64,7 +64,7 @@ def _walks(recommended, relevant, gain, min_grade, relevance_level, log_base=2):
         recommended, relevant, None, gain, "zero", log_base,
         relevance_level=relevance_level, min_grade=min_grade)
     ideal = _gains(judged, name)
-    return _gains(top, name), ideal[ideal > 0], base
+    return _gains(top, name).tolist(), ideal[ideal > 0].tolist(), base
 
 
 def _dcgs(values):
@@ -112,7 +112,7 @@ def ideal_dcg(relevant, *, gain="linear", min_grade=None, relevance_level=1,
     """
     _, walk, base = _walks([], relevant, gain, min_grade, relevance_level, log_base)
     if base == 2:
-        return _dcgs(walk)[-1] if walk.size else 0.0
+        return _dcgs(walk)[-1] if walk else 0.0
     return float(sum(w / (math.log(j + 1) / math.log(base))
                      for j, w in enumerate(walk, start=1)))
 
@@ -149,16 +149,16 @@ def ndcg_rel(recommended, relevant, *, gain="linear", min_grade=None,
     """
     check_empty(empty)
     top, walk, _ = _walks(recommended, relevant, gain, min_grade, relevance_level)
-    if walk.size == 0:
+    if len(walk) == 0:
         return handle_empty(empty, "relevant has no item with a positive gain")
     dcg, best = _dcgs(top), _dcgs(walk)
     total, found = 0.0, 0
     for i, value in enumerate(top):
         if value > 0:
-            total += dcg[i] / best[min(i, walk.size - 1)]
+            total += dcg[i] / best[min(i, len(walk) - 1)]
             found += 1
-    total += float(walk.size - found) * (dcg[-1] if dcg else 0.0) / best[-1]
-    return total / walk.size if total > 0 else 0.0
+    total += float(len(walk) - found) * (dcg[-1] if dcg else 0.0) / best[-1]
+    return total / len(walk) if total > 0 else 0.0
 
 
 def rndcg(recommended, relevant, *, gain="linear", min_grade=None, relevance_level=1,
@@ -202,10 +202,10 @@ def rndcg(recommended, relevant, *, gain="linear", min_grade=None, relevance_lev
     top, walk, _ = _walks(recommended, relevant, gain, min_grade, relevance_level)
     if not any(grade >= relevance_level for grade in grades.values()):
         return handle_empty(empty, "relevant has no item at or above relevance_level")
-    if walk.size == 0:
+    if len(walk) == 0:
         return math.nan
     dcg, best = [0.0, *_dcgs(top)], [0.0, *_dcgs(walk)]
-    n, size = len(top), walk.size
+    n, size = len(top), len(walk)
     ratios = [dcg[min(c, n)] / best[c] for c in range(1, size + 1)
               if c == size or walk[c] != walk[c - 1]]
     if n > size + 1:
@@ -247,17 +247,17 @@ def trec_g(recommended, relevant, *, gain="linear", min_grade=None, relevance_le
     >>> from metrics_lib.ranking.trec_gains import trec_g
     >>> trec_g(["b", "a"], {"a": 1, "b": 2})  # the best order: 1
     1.0
-    >>> round(trec_g(["a", "b"], {"a": 1, "b": 2}), 4)  # 1/log2(3) + 2/log2(2)
-    0.8769
+    >>> round(trec_g(["a", "b"], {"a": 1, "b": 2}), 4)  # (1/log2(3) + 2/log2(2)) / 3
+    0.877
     """
     check_empty(empty)
     top, walk, _ = _walks(recommended, relevant, gain, min_grade, relevance_level)
-    if walk.size == 0:
+    if len(walk) == 0:
         return handle_empty(empty, "relevant has no item with a positive gain")
     value, results, cost = 0.0, 0.0, 0.0
     for i, g in enumerate(top):
         results += g
-        cost += max(walk[i], 1.0) if i < walk.size else 1.0
+        cost += max(walk[i], 1.0) if i < len(walk) else 1.0
         if g != 0:
             value += g / math.log2(2 + cost - results)
     ideal = 0.0
@@ -372,9 +372,9 @@ class _Walk:
         span = int(max(self.pos.max(), np.max(cut, initial=0))) + 1
         keys = self.user.astype(np.int64) * span + self.pos
         at = np.searchsorted(keys, users.astype(np.int64) * span + cut, side="right") - 1
+        found = at >= 0  # a row of this user at or before the cut
         at = np.maximum(at, 0)
-        return np.where(self.user[at] == users, running[at], 0.0) if users.size else \
-            np.zeros(0)
+        return np.where(found & (self.user[at] == users), running[at], 0.0)
 
 
 def _graded_walk(tables, options):
@@ -422,7 +422,10 @@ def _rndcg_batch(tables, k, options):
     order = np.argsort(users, kind="stable")
     total = np.bincount(users[order], weights=ratios[order], minlength=w.n_users)
     points = np.bincount(users, minlength=w.n_users)
-    empty = tables.binary.n_relevant(options["relevance_level"]) == 0
+    # relevance_level=0 reaches the graded metrics as level 1 on the grades as
+    # they are (batch/pipeline.py, _at_level_zero), flagged level_zero
+    level = 0.0 if options.get("level_zero") else options["relevance_level"]
+    empty = tables.binary.n_relevant(level) == 0
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(empty, 0.0, total / points), empty
 
