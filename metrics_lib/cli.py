@@ -15,8 +15,12 @@ cut-offs stop with exit code 2, an unknown measure or option with 1, a query
 of the qrels missing from the run (without ``-c``) or a document listed twice
 with 4. Exit codes are trec_eval's; where trec_eval crashes or prints
 uninitialised memory (a negative ``-M``, a qrels file that ends with a comment
-line), and for a ``nan`` score and ``ndcg`` gain parameters, the command
-line stops with a message instead; so it does for a grade above 2**31 - 1
+line), and for a ``nan`` score, the command line stops with a message
+instead; so it does for gains trec_eval misorders (``gain_init.c``
+``comp_rel_gain`` compares ``(int)`` differences), for gains of negative
+levels or below 0, and for gains given to more than one of ``ndcg``, ``dcg``
+and ``ideal_dcg`` (which share one parameter record in ``m_ndcg.c``: trec_eval
+aborts with a double free); likewise for a grade above 2**31 - 1
 (exit 4, where trec_eval stops only when its per-grade counters cannot be
 allocated) and for options it does not offer (``-Z``, ``-D`` other than 0,
 ``-R`` other than ``qrels``), named in the message. ``-N``, ``-o``, ``-v``
@@ -110,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "trec_eval's default table (-m official).",
         epilog="Measures: official, all_trec, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall[.0.1,...], "
-               "P[.5,10,...], recall[.K,...], ndcg, ndcg_cut[.K,...], map_cut[.K,...], "
+               "P[.5,10,...], recall[.K,...], binG, G[.1=g1,2=g2,...], dcg[.gains], "
+               "ideal_dcg[.gains], ndcg[.gains], ndcg_rel[.gains], Rndcg[.gains], "
+               "ndcg_cut[.K,...], map_cut[.K,...], "
                "success[.K,...], gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
                "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret; bare P, recall, "
                "ndcg_cut, map_cut and relative_P mean the cut-offs "
@@ -126,7 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
                "-N, -o, -D 0, -R qrels, -T trec_results and the long options (--measure=map, "
                "--meas P.5, ...). Differences from trec_eval (exit codes are trec_eval's): "
                "a nan score, a negative -M, recall levels that are not finite "
-               "(iprec_at_recall.inf), ndcg gain parameters, -Z, -D other than 0 and the "
+               "(iprec_at_recall.inf), gains for negative levels or below 0, gains that "
+               "trec_eval's (int) comparator misorders, more than one of ndcg, dcg and "
+               "ideal_dcg with gains (trec_eval crashes), -Z, -D other than 0 and the "
                "other -R formats are refused; a grade above 2**31-1 stops with exit 4 "
                "(trec_eval: where its per-grade counters cannot be allocated; with -q, as "
                "trec_eval, an exit 4 part-way comes after the earlier queries' lines); "

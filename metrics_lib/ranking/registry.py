@@ -425,9 +425,10 @@ def _trec_spelling(name):
     takes = "{}" in measure.library
     if not dot and not takes:
         return None  # gm_map: parse_metric says why it is refused
-    if dot and trec == "ndcg":  # trec_eval's ndcg.<grade>=<gain>,...
-        raise ValueError(f"metric {show(name)}: trec_eval's gain pairs for ndcg are not "
-                         "offered by name; evaluate's gain= keyword chooses the gain")
+    if dot and measure.gains:  # trec_eval's G.<grade>=<gain>,...
+        raise ValueError(f"metric {show(name)}: trec_eval's gain pairs for {trec} are not "
+                         "offered by name; evaluate's gain= keyword chooses the gain "
+                         "(a mapping {grade: gain} listing every judged grade)")
     if dot and not takes:
         raise ValueError(f"metric {show(name)}: trec_eval's {trec} takes no parameter "
                          f"(trec_eval ignores one); write {show(base)} without it")

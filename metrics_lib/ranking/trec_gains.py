@@ -104,9 +104,28 @@ def ideal_dcg(relevant, *, gain="linear", min_grade=None, relevance_level=1,
     float
         The ideal DCG (>= 0).
 
+    Raises
+    ------
+    ValueError
+        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
+        without a judged grade, a repeated item, ...).
+
+    Notes
+    -----
+    trec_eval 10.0, ``m_ndcg.c``, ``te_calc_ndcg`` (measure ``ideal_dcg``): the
+    ideal walk over the relevance levels sorted by gain (``gain_init.c``,
+    ``setup_gains``), stopped at the first gain that is not positive. The
+    :func:`evaluate` metric ``"ideal_dcg"`` computes the same per user.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, https://github.com/usnistgov/trec_eval
+    .. [2] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
+       techniques", ACM TOIS 20(4), 2002.
+
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_gains import ideal_dcg
+    >>> from metrics_lib import ideal_dcg
     >>> round(ideal_dcg({"a": 2, "b": 1, "c": 0}), 4)  # 2 / 1 + 1 / log2(3)
     2.6309
     """
@@ -141,9 +160,29 @@ def ndcg_rel(recommended, relevant, *, gain="linear", min_grade=None,
     float
         ndcg_rel in ``[0, 1]``.
 
+    Raises
+    ------
+    ValueError
+        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
+        without a judged grade, a repeated item, ...).
+
+    Notes
+    -----
+    trec_eval 10.0, ``m_ndcg_rel.c``, ``te_calc_ndcg_rel``, an experimental
+    measure: NDCG is not monotone in the rank, so its value at any one
+    cut-off depends on where the user's ideal list changes gain; averaging
+    it at the relevant items smooths that. The :func:`evaluate` metric
+    ``"ndcg_rel"`` computes the same per user.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, https://github.com/usnistgov/trec_eval
+    .. [2] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
+       techniques", ACM TOIS 20(4), 2002.
+
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_gains import ndcg_rel
+    >>> from metrics_lib import ndcg_rel
     >>> round(ndcg_rel(["a", "c", "x"], {"a": 1, "b": 2, "c": 0}), 4)
     0.44
     """
@@ -191,9 +230,28 @@ def rndcg(recommended, relevant, *, gain="linear", min_grade=None, relevance_lev
     float
         Rndcg in ``[0, 1]``, or ``nan``.
 
+    Raises
+    ------
+    ValueError
+        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
+        without a judged grade, a repeated item, ...).
+
+    Notes
+    -----
+    trec_eval 10.0, ``m_Rndcg.c``, ``te_calc_Rndcg``, an experimental measure
+    (its help text: ``Rndcg = 1/4 (ndcg_at_5 + ndcg_at_8 + ndcg_at_18 +
+    ndcg_at_68)`` for 5, 3, 10 and 50 documents of gains 3, 2, 1 and 0).
+    The :func:`evaluate` metric ``"rndcg"`` computes the same per user.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, https://github.com/usnistgov/trec_eval
+    .. [2] Järvelin and Kekäläinen, "Cumulated gain-based evaluation of IR
+       techniques", ACM TOIS 20(4), 2002.
+
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_gains import rndcg
+    >>> from metrics_lib import rndcg
     >>> round(rndcg(["a", "c", "x"], {"a": 1, "b": 2, "c": 0}), 4)
     0.44
     """
@@ -242,9 +300,27 @@ def trec_g(recommended, relevant, *, gain="linear", min_grade=None, relevance_le
     float
         G in ``[0, 1]``.
 
+    Raises
+    ------
+    ValueError
+        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
+        without a judged grade, a repeated item, ...).
+
+    Notes
+    -----
+    trec_eval 10.0, ``m_G.c``, ``te_calc_G`` ("Experimental measure
+    4/10/2008"): the discount of an item is the gain the list still lacks
+    behind the ideal list, so an item retrieved after items of high gain
+    loses less than one retrieved after misses. The :func:`evaluate`
+    metric ``"trec_g"`` (also ``"g"``) computes the same per user.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, https://github.com/usnistgov/trec_eval
+
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_gains import trec_g
+    >>> from metrics_lib import trec_g
     >>> trec_g(["b", "a"], {"a": 1, "b": 2})  # the best order: 1
     1.0
     >>> round(trec_g(["a", "b"], {"a": 1, "b": 2}), 4)  # (1/log2(3) + 2/log2(2)) / 3
@@ -290,9 +366,26 @@ def bin_g(recommended, relevant, *, relevance_level=1, empty="zero"):
     float
         binG in ``[0, 1]``.
 
+    Raises
+    ------
+    ValueError
+        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
+        without a judged grade, a repeated item, ...).
+
+    Notes
+    -----
+    trec_eval 10.0, ``m_binG.c``, ``te_calc_binG``: G with gains 0 or 1, the
+    discount counting the non-relevant items above, not the rank. The
+    :func:`evaluate` metric ``"bin_g"`` (also ``"bing"``) computes the
+    same per user.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, https://github.com/usnistgov/trec_eval
+
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_gains import bin_g
+    >>> from metrics_lib import bin_g
     >>> round(bin_g(["x", "a", "b"], {"a", "b", "c"}), 4)  # (1/log2(3) * 2) / 3
     0.4206
     """
