@@ -25,7 +25,8 @@ OPTIONS = [["-q"], ["-c", "-q"], [], ["-c", "-l2", "-q"], ["-c", "-M", "3", "-q"
 # apart), a duplicate level (the first wins), a name that is not a level, a
 # level nobody has
 GAINS = ["", ".1=2,2=5", ".0=1", ".3=1,x=2", ".2=0", ".1=3,1=7", ".4=10,1=2",
-         ".1=2.5,2=4,3=6.25", ".0=0,1=0,2=0,3=0", ".2=1,3=1"]
+         ".1=2.5,2=4,3=6.25", ".0=0,1=0,2=0,3=0", ".2=1,3=1",
+         ".0=0.5,1=1.5,2=2.5,3=3.5"]  # a gain below 1: G's cost floor
 # m_ndcg.c: ndcg, dcg and ideal_dcg share their gains; one of them at a time
 SHARED = ["ndcg", "dcg", "ideal_dcg"]
 
@@ -112,7 +113,8 @@ def test_evaluate_equals_trec_eval_per_user(binary, tmp_path, seed):  # noqa: F8
     rng = np.random.default_rng(300 + seed)
     recs, truth = random_frames(rng)
     level = int(rng.integers(0, 3))
-    pairs = [{}, {1: 2, 2: 5}, {0: 1}, {2: 0}, {1: 3, 3: 10}, {1: 0, 2: 0, 3: 0}][seed % 6]
+    pairs = [{}, {1: 2, 2: 5}, {0: 1}, {2: 0}, {1: 3, 3: 10}, {1: 0, 2: 0, 3: 0},
+             {0: 0.5, 1: 1.5, 2: 2.5, 3: 3.5}][seed % 7]
     params = ",".join(f"{k}={v}" for k, v in pairs.items())
     q_path, r_path = tmp_path / "qrels", tmp_path / "run"
     q_path.write_text("".join(f"{u} 0 {i} {g}\n" for u, i, g in truth.itertuples(index=False)))
