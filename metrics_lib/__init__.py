@@ -96,6 +96,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         reciprocal_rank,
         subtopic_recall_at_k,
     )
+    from .ranking.trec_gains import bin_g, ideal_dcg, ndcg_rel, rndcg, trec_g
     from .ranks import (
         hits_at_k,
         mean_rank,
@@ -197,6 +198,7 @@ _LAZY_MODULES = {
         "rank_biased_precision", "recall_at_k", "reciprocal_rank",
         "alpha_ndcg_at_k", "err_ia_at_k", "precision_ia_at_k", "subtopic_recall_at_k"
     ),
+    ".ranking.trec_gains": ("bin_g", "ideal_dcg", "ndcg_rel", "rndcg", "trec_g"),
     ".ranks": ("hits_at_k", "mean_rank", "mean_reciprocal_rank_from_ranks", "rank_with_ties"),
     ".rating": ("mae", "rmse"),
     ".evaluate": ("evaluate",),
@@ -304,6 +306,12 @@ __all__ = [
     "err_ia_at_k",
     "precision_ia_at_k",
     "subtopic_recall_at_k",
+    # one ranked list: trec_eval's experimental gain measures
+    "trec_g",
+    "bin_g",
+    "ideal_dcg",
+    "ndcg_rel",
+    "rndcg",
     # one ranked list: trec_eval's other standard measures
     "r_precision",
     "bpref",

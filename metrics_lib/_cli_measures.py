@@ -136,8 +136,8 @@ def _cutoffs(name: str, params: str, read):
     return tuple(values)
 
 
-def _check_pairs(params: str) -> None:
-    """meas_init.c ``get_param_pairs`` on ``ndcg.<grade>=<gain>,...``: always refused."""
+def _check_pairs(name: str, params: str) -> None:
+    """meas_init.c ``get_param_pairs``: ``<level>=<gain>,...`` or exit 2 (malformed)."""
     last = ","
     for char in params:
         if char in ",=":
@@ -146,10 +146,117 @@ def _check_pairs(params: str) -> None:
                 break
             last = char
     if last != "=":
-        raise _Refused(f"trec_eval: malformed pair parameters in '{params}' (ndcg takes "
-                       "grade=gain pairs)", 2)
-    raise _Refused(f"trec_eval: -m ndcg.{params}: gain values for ndcg are not "
-                   "offered by this drop-in (its gain is the grade)", 1)
+        raise _Refused(f"trec_eval: malformed pair parameters in '{params}' ({name} takes "
+                       "level=gain pairs)", 2)
+
+
+class _Gains(str):
+    """``-m G.<params>``: the parameters as written; ``pairs``: level -> gain."""
+
+    pairs: dict
+
+
+def _valid_int(text: str) -> bool:
+    """gain_init.c ``valid_int``: an optional sign, then ASCII digits only."""
+    digits = text[1:] if text[:1] in "+-" else text
+    return bool(digits) and all("0" <= c <= "9" for c in digits)
+
+
+def _gain_pairs(name: str, params: str) -> _Gains:
+    """gain_init.c ``setup_gains`` on ``-m name.<level>=<gain>,...``.
+
+    Levels are read by ``atol``, gains by ``atof``; a name that is not an
+    integer is skipped and the first pair of a level wins, as trec_eval does.
+    Refused (exit 1): a negative level (trec_eval gives that gain to
+    unjudged documents in the list and never in the ideal one), a gain below
+    0, not finite or 2**31 and beyond (its sort compares ``(int)`` differences).
+    """
+    _check_pairs(name, params)
+    pairs = {}
+    for part in params.split(","):
+        level, _, gain = part.partition("=")
+        if not _valid_int(level):
+            continue
+        level, gain = _atol(level), _atof(gain)
+        if level < 0 or not (math.isfinite(gain) and 0 <= gain < 2**31):
+            raise _Refused(f"trec_eval: -m {name}.{params}: this drop-in takes gains "
+                           "for relevance levels >= 0, each a finite number in "
+                           f"[0, 2**31) (got {level}={gain!r}; gain_init.c gives a "
+                           "negative level's gain to unjudged documents only)", 1)
+        pairs.setdefault(level, gain)
+    out = _Gains(params)
+    out.pairs = pairs
+    return out
+
+
+class _GainMetric(str):
+    """A library metric name with trec_eval's gains: ``measure``, ``pairs``."""
+
+    measure: str
+    pairs: dict
+
+
+def _msort(entries):
+    """glibc 2.36 ``qsort`` (``msort_with_tmp``: top-down merge) with gain_init.c's
+    ``comp_rel_gain``, which compares ``(int) (gain1 - gain2)``."""
+    if len(entries) <= 1:
+        return list(entries)
+    left, right = _msort(entries[:len(entries) // 2]), _msort(entries[len(entries) // 2:])
+    out = []
+    while left and right:
+        out.append(left.pop(0) if int(left[0][1] - right[0][1]) <= 0 else right.pop(0))
+    return out + left + right
+
+
+def _walk_orders_agree(pairs: dict, present) -> bool:
+    """Whether trec_eval's ideal walk over the levels ``present`` is sorted by gain.
+
+    gain_init.c ``setup_gains``: the pairs in command line order, then the
+    levels up to the largest present one that no pair names (gain = level),
+    sorted by :func:`_msort` and walked from the end; levels with no
+    judgement are skipped, and the walk stops at the first gain <= 0.
+    """
+    entries = list(pairs.items()) + [(level, float(level)) for level in
+                                     range(int(max(present)) + 1) if level not in pairs]
+    walk = []
+    for level, gain in reversed(_msort(entries)):
+        if level in present:
+            if gain <= 0:
+                break
+            walk.append(gain)
+    exact = sorted((gain for level, gain in entries if level in present and gain > 0),
+                   reverse=True)
+    return walk == exact
+
+
+def _check_gain_order(metric: _GainMetric, t_users, t_grades) -> dict:
+    """evaluate's ``gain=`` for ``metric``'s pairs, or exit 1 where trec_eval misorders.
+
+    Every judged grade maps to its pair's gain, or to itself (trec_eval's
+    default). trec_eval's truncating comparator can put a gain above a larger
+    one (less than 1 apart) in its ideal list: such a query is refused.
+    """
+    pairs = np.unique(np.stack([t_users, t_grades]), axis=1) if t_users.size else \
+        np.zeros((2, 0), np.int64)
+    starts = np.flatnonzero(np.r_[True, pairs[0, 1:] != pairs[0, :-1]]) if pairs.size \
+        else np.zeros(0, np.int64)
+    seen = {}
+    for levels in np.split(pairs[1], starts[1:]) if pairs.size else []:
+        present = frozenset(levels.tolist())
+        if present not in seen:
+            seen[present] = _walk_orders_agree(metric.pairs, present)
+        if not seen[present]:
+            raise _Refused(f"trec_eval: -m {metric.measure}: with these gains trec_eval "
+                           "10.0 orders its ideal list by (int) (gain1 - gain2) "
+                           "(gain_init.c, comp_rel_gain) and puts a smaller gain first "
+                           f"for the relevance levels {sorted(present)}; this drop-in "
+                           "sorts gains exactly, so it refuses rather than differ", 1)
+    return {grade: metric.pairs.get(grade, float(grade))
+            for grade in np.unique(t_grades).tolist()}
+
+
+# m_ndcg.c: ndcg, dcg and ideal_dcg share one parameter record
+_SHARED_GAINS = ("ndcg", "dcg", "ideal_dcg")
 
 
 def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
@@ -168,9 +275,9 @@ def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
             continue
         params = next((p for n, p in arguments if n == name), None)
         default = _TABLE[name]
-        if name == "ndcg" and params is not None:
-            _check_pairs(params)
-        if name == "set_F":  # m_set_F.c: a weight, printed as written (set_F_0.5)
+        if _TRECS.get(name) is not None and _TRECS[name].gains:
+            chosen[name] = None if params is None else _gain_pairs(name, params)
+        elif name == "set_F":  # m_set_F.c: a weight, printed as written (set_F_0.5)
             chosen[name] = None if params is None else _set_f_beta(params)
         elif not isinstance(default, tuple):
             chosen[name] = None
@@ -179,6 +286,12 @@ def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
         else:
             chosen[name] = _cutoffs(name, params,
                                     _atof if name == "iprec_at_recall" else _atol)
+    shared = [name for name in _SHARED_GAINS if name in chosen]
+    if len(shared) > 1 and any(chosen[name] is not None for name in shared):
+        raise _Refused(f"trec_eval: -m {' -m '.join(shared)} with gain pairs: trec_eval "
+                       "10.0 gives all of them one parameter record (m_ndcg.c, "
+                       "default_ndcg_gains) and crashes when it prints them (double "
+                       "free); ask for them in separate runs", 1)
     for column, kind, k, canonical in extras:  # after trec_eval's, in command line order
         chosen.setdefault(column, _Extra((kind, k, canonical)))
     return chosen, notes
@@ -236,6 +349,10 @@ def _columns(measures) -> list[tuple[str, str, float | None]]:
             out.append((name, *_library_metric(*params)))
         elif name == "iprec_at_recall":
             out += _iprec_names(params)
+        elif isinstance(params, _Gains):
+            metric = _GainMetric(_TABLE[name])
+            metric.measure, metric.pairs = f"{name}.{params}", params.pairs
+            out.append((f"{name}_{params}", metric, None))
         elif isinstance(params, _Beta):
             out.append((f"{name}_{params}", f"set_f(beta={params.beta!r})", None))
         elif name in _CUT_LIBRARY:

@@ -15,8 +15,12 @@ cut-offs stop with exit code 2, an unknown measure or option with 1, a query
 of the qrels missing from the run (without ``-c``) or a document listed twice
 with 4. Exit codes are trec_eval's; where trec_eval crashes or prints
 uninitialised memory (a negative ``-M``, a qrels file that ends with a comment
-line), and for a ``nan`` score and ``ndcg`` gain parameters, the command
-line stops with a message instead; so it does for a grade above 2**31 - 1
+line), and for a ``nan`` score, the command line stops with a message
+instead; so it does for gains trec_eval misorders (``gain_init.c``
+``comp_rel_gain`` compares ``(int)`` differences), for gains of negative
+levels or below 0, and for gains given to more than one of ``ndcg``, ``dcg``
+and ``ideal_dcg`` (which share one parameter record in ``m_ndcg.c``: trec_eval
+aborts with a double free); likewise for a grade above 2**31 - 1
 (exit 4, where trec_eval stops only when its per-grade counters cannot be
 allocated) and for options it does not offer (``-Z``, ``-D`` other than 0,
 ``-R`` other than ``qrels``), named in the message. ``-N``, ``-o``, ``-v``
@@ -110,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "trec_eval's default table (-m official).",
         epilog="Measures: official, all_trec, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall[.0.1,...], "
-               "P[.5,10,...], recall[.K,...], ndcg, ndcg_cut[.K,...], map_cut[.K,...], "
+               "P[.5,10,...], recall[.K,...], binG, G[.1=g1,2=g2,...], dcg[.gains], "
+               "ideal_dcg[.gains], ndcg[.gains], ndcg_rel[.gains], Rndcg[.gains], "
+               "ndcg_cut[.K,...], map_cut[.K,...], "
                "success[.K,...], gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
                "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret; bare P, recall, "
                "ndcg_cut, map_cut and relative_P mean the cut-offs "
@@ -126,7 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
                "-N, -o, -D 0, -R qrels, -T trec_results and the long options (--measure=map, "
                "--meas P.5, ...). Differences from trec_eval (exit codes are trec_eval's): "
                "a nan score, a negative -M, recall levels that are not finite "
-               "(iprec_at_recall.inf), ndcg gain parameters, -Z, -D other than 0 and the "
+               "(iprec_at_recall.inf), gains for negative levels or below 0, gains that "
+               "trec_eval's (int) comparator misorders, more than one of ndcg, dcg and "
+               "ideal_dcg with gains (trec_eval crashes), -Z, -D other than 0 and the "
                "other -R formats are refused; a grade above 2**31-1 stops with exit 4 "
                "(trec_eval: where its per-grade counters cannot be allocated; with -q, as "
                "trec_eval, an exit 4 part-way comes after the earlier queries' lines); "
@@ -291,6 +299,7 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     """{library metric: per-user Series} from :func:`evaluate`."""
     import pandas as pd
 
+    from ._cli_measures import _check_gain_order
     from .evaluate import TIES, evaluate
     from .ranking import registry
 
@@ -308,10 +317,18 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
                               "relevance": (t_grades >= level).astype(np.int64)})
         frame = evaluate(recs, truth, binary, relevance_level=1, **common)
         values.update({m: frame[m] for m in binary})
-    if graded:  # trec_eval's ndcg ignores -l: gain = grade
-        truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
-        frame = evaluate(recs, truth, graded, relevance_level=1, **common)
-        values.update({m: frame[m] for m in graded})
+    # gain = grade (trec_eval's default), or the gains of -m G.1=3,... (one call
+    # per set of gains); -l only says which queries have no relevant document
+    groups = {}
+    for metric in graded:
+        groups.setdefault(id(getattr(metric, "pairs", None)), []).append(metric)
+    truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
+    for group in groups.values():
+        gain = ("linear" if not hasattr(group[0], "pairs")
+                else _check_gain_order(group[0], t_users, t_grades))
+        frame = evaluate(recs, truth, list(group), relevance_level=max(level, 0), gain=gain,
+                         **common)
+        values.update({m: frame[m] for m in group})
     return values
 
 
@@ -339,6 +356,13 @@ def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
         return 1.0 if found else 0.0
     if kind == "recall":
         return found / n_rel if n_rel else 0.0
+    if kind == "bin_g":  # m_binG.c: 1 / log2(3 + i - relevant so far), over num_rel
+        total, so_far = 0.0, 0
+        for i, flag in enumerate(flags):
+            if flag:
+                so_far += 1
+                total += 1.0 / math.log2(3 + i - so_far)
+        return (total / n_rel if n_rel else math.inf) if so_far else 0.0
     if kind == "relative_p":  # m_rel_P.c: over min(k, num_rel); 0 without num_rel
         return found / min(k, n_rel) if n_rel else 0.0
     if kind == "rprec":
@@ -391,7 +415,7 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     ends = np.searchsorted(users, queries, side="right")
     affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)
                 if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr",
-                                           "relative_p")
+                                           "relative_p", "bin_g")
                 or m.startswith("iprec_at_recall")]
     out = {i: np.zeros(queries.size) for i, _, _ in affected}
     for q, (start, end) in enumerate(zip(starts, ends)):
@@ -469,8 +493,11 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
                                           minlength=queries.size)
         else:
             value = values.get(metric)
+            # a query evaluate did not score gets 0; a nan it computed stays
+            # (Rndcg's 0 / 0, printed -nan as trec_eval prints it)
             table[position] = (np.zeros(queries.size) if value is None
-                               else value.reindex(queries).fillna(0.0).to_numpy())
+                               else np.where(np.isin(queries, value.index.to_numpy()),
+                                             value.reindex(queries).to_numpy(), 0.0))
             if recall_level is not None:
                 table[position] = _iprec_as_trec_eval(table[position], recall_level, n_rel,
                                                       n_ret)

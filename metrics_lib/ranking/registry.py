@@ -44,13 +44,16 @@ class TrecMeasure:
     ``{}`` (``"ndcg@{}"``) the measure takes cut-offs, one column per
     cut-off, and ``default`` holds trec_eval's default cut-offs (for
     ``iprec_at_recall`` its recall levels); without, it takes no parameter.
-    ``integer`` measures are counts, printed without decimals.
+    ``integer`` measures are counts, printed without decimals. ``gains``
+    measures take trec_eval's gain per relevance level (``-m G.1=3,2=7``),
+    which the command line hands to :func:`evaluate` as ``gain={...}``.
     """
 
     name: str
     library: str
     default: tuple | None = None
     integer: bool = False
+    gains: bool = False
 
 
 @dataclass(frozen=True)
@@ -515,9 +518,10 @@ def _trec_spelling(name):
     takes = "{}" in measure.library
     if not dot and not takes:
         return None  # gm_map: parse_metric says why it is refused
-    if dot and trec == "ndcg":  # trec_eval's ndcg.<grade>=<gain>,...
-        raise ValueError(f"metric {show(name)}: trec_eval's gain pairs for ndcg are not "
-                         "offered by name; evaluate's gain= keyword chooses the gain")
+    if dot and measure.gains:  # trec_eval's G.<grade>=<gain>,...
+        raise ValueError(f"metric {show(name)}: trec_eval's gain pairs for {trec} are not "
+                         "offered by name; evaluate's gain= keyword chooses the gain "
+                         "(a mapping {grade: gain} listing every judged grade)")
     if dot and not takes:
         raise ValueError(f"metric {show(name)}: trec_eval's {trec} takes no parameter "
                          f"(trec_eval ignores one); write {show(base)} without it")
