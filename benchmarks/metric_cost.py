@@ -1,0 +1,181 @@
+"""What each metric of issue 29 adds to an evaluate call, next to what NDCG adds (point 5).
+
+Issue 29 asks that adding its metrics to an ``evaluate`` call cost no more per
+metric than NDCG does. For each workload this times ``evaluate`` with a base
+metric alone and with one more metric, and reports the median extra time of
+each added metric (paired with the base call of the same round):
+
+* ``recs``: the benchmark workload (``workload.py``: top-100 lists, 1-50
+  graded judgements per user), at 1,000 and 10,000 users (100,000 and
+  1,000,000 recommendation rows); base ``precision@10``; the reference is
+  what ``ndcg@10`` adds to it;
+* ``intents``: the same lists with a truth by intent (``intent_col=``): 50
+  judged items per user (half of them in the list), each judged for 5 of 8
+  intents, relevant with probability 0.3: 250 judgements per user, 2.5
+  million at 10,000 users. An intent metric cannot share a call with
+  ``ndcg@10`` (``intent_col`` changes what a truth row is), so the base is
+  ``p_ia@10``, and the row ``base`` compares the whole call with an
+  ``ndcg@10`` call on the same lists and truth without intents.
+
+Each size runs in ``--processes`` fresh child processes (a warm-up call, then
+``--rounds`` rounds of every call, interleaved, so load changes hit all
+alike); the medians are over every round of every process. The 1-minute load
+average is printed before and after. ``gm_bpref`` is a geometric mean over
+users, not a per-user column: ``bpref``, which it averages, is timed::
+
+    .venv/bin/python benchmarks/metric_cost.py            # writes results/metric_cost.md
+    .venv/bin/python benchmarks/metric_cost.py --quick    # small, prints only
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]
+
+REFERENCE = "ndcg@10"
+PLAIN_BASE = "precision@10"
+PLAIN_ADDED = [REFERENCE, "err@10", "rbp(p=0.8)", "rbp_resid(p=0.8)", "judged@10",
+               "set_p", "set_recall", "set_f", "set_map", "set_relative_p",
+               "relative_p@10", "num_nonrel_judged_ret", "bpref"]
+INTENT_BASE = "p_ia@10"
+INTENT_ADDED = ["alpha_ndcg@10", "err_ia@10", "s_recall@10"]
+
+
+def intent_truth(recs, n_users, seed=29):
+    """A truth by intent for the lists of ``recs`` (see the module docstring)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    per_user, per_item, n_intents = 50, 5, 8
+    items = recs["item"].to_numpy().reshape(n_users, -1)
+    listed = items[:, rng.permutation(items.shape[1])[:per_user // 2]]
+    missed = items.max() + 1 + np.arange(n_users * (per_user - per_user // 2)).reshape(
+        n_users, -1)  # ids no list holds
+    judged = np.concatenate([listed, missed], axis=1)
+    intents = np.argsort(rng.random((judged.size, n_intents)), axis=1)[:, :per_item] + 1
+    return pd.DataFrame({
+        "user": np.repeat(np.arange(n_users, dtype=np.int64), per_user * per_item),
+        "item": np.repeat(judged.ravel(), per_item),
+        "intent": intents.ravel(),
+        "relevance": (rng.random(intents.size) < 0.3).astype(np.int64)})
+
+
+def child(kind: str, n_users: int, rounds: int) -> dict:
+    """Times of every call in this process: {label: [seconds per round]}."""
+    from workload import make_workload
+
+    from metrics_lib import evaluate
+
+    recs, truth = make_workload(n_users)
+    if kind == "intents":
+        truth = intent_truth(recs, n_users)
+        plain = truth.drop_duplicates(["user", "item"])[["user", "item", "relevance"]]
+        base, added = [INTENT_BASE], INTENT_ADDED
+        calls = {"ndcg@10 alone, truth without intents":
+                 lambda: evaluate(recs, plain, [REFERENCE]),
+                 "base": lambda: evaluate(recs, truth, base, intent_col="intent")}
+        for name in added:
+            calls[name] = (lambda m=name: evaluate(recs, truth, base + [m],
+                                                   intent_col="intent"))
+    else:
+        base, added = [PLAIN_BASE], PLAIN_ADDED
+        calls = {"base": lambda: evaluate(recs, truth, base)}
+        for name in added:
+            calls[name] = lambda m=name: evaluate(recs, truth, base + [m])
+    for call in calls.values():  # warm-up: imports, caches
+        call()
+    times = {label: [] for label in calls}
+    for _ in range(rounds):
+        for label, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[label].append(time.perf_counter() - start)
+    return times
+
+
+def measure(kind, n_users, processes, rounds):
+    """Every round of ``processes`` fresh children, merged, and the load around them."""
+    load = [os.getloadavg()[0]]
+    merged: dict[str, list] = {}
+    for _ in range(processes):
+        done = subprocess.run([sys.executable, __file__, "--child", kind, str(n_users),
+                               str(rounds)], capture_output=True, text=True, check=True)
+        for label, values in json.loads(done.stdout).items():
+            merged.setdefault(label, []).extend(values)
+    load.append(os.getloadavg()[0])
+    return merged, load
+
+
+def summarise(times):
+    """(label, median s, median added s over the paired base call) per call."""
+    base = times["base"]
+    rows = []
+    for label, values in times.items():
+        added = statistics.median(v - b for v, b in zip(values, base))
+        rows.append((label, statistics.median(values), added))
+    return rows
+
+
+def table(kind, n_users, processes, rounds, times, load):
+    rows = summarise(times)
+    reference = dict((label, added) for label, _, added in rows).get(REFERENCE)
+    base = INTENT_BASE if kind == "intents" else PLAIN_BASE
+    lines = [f"### {kind}: {n_users:,} users ({n_users * 100:,} recommendation rows"
+             + (f", {n_users * 250:,} judgements by intent)" if kind == "intents" else ")"),
+             "", f"{processes} fresh processes x {rounds} rounds; load average "
+             f"{load[0]:.2f} before, {load[1]:.2f} after; base call: `{base}`.", "",
+             "| call | median s | added s | added / ndcg@10's |", "|---|---:|---:|---:|"]
+    for label, median, added in rows:
+        if label == "base":
+            lines.append(f"| `{base}` alone | {median:.3f} | | |")
+            continue
+        ratio = "" if reference is None or label.startswith("ndcg@10 alone") \
+            else f"{added / reference:.2f}" if reference > 0 else ""
+        shown = label if label.startswith("ndcg@10 alone") else f"+ `{label}`"
+        extra = "" if label.startswith("ndcg@10 alone") else f"{added:.3f}"
+        lines.append(f"| {shown} | {median:.3f} | {extra} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--child", nargs=3, metavar=("KIND", "USERS", "ROUNDS"))
+    parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    if args.child:
+        kind, n_users, rounds = args.child[0], int(args.child[1]), int(args.child[2])
+        print(json.dumps(child(kind, n_users, rounds)))
+        return
+    sizes = ([("recs", 300), ("intents", 300)] if args.quick else
+             [("recs", 1_000), ("recs", 10_000), ("intents", 10_000)])
+    processes, rounds = (1, 2) if args.quick else (args.processes, args.rounds)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
+                            capture_output=True, text=True).stdout.strip()
+    parts = []
+    for kind, n_users in sizes:
+        times, load = measure(kind, n_users, processes, rounds)
+        parts.append(table(kind, n_users, processes, rounds, times, load))
+        print(parts[-1], flush=True)
+    if not args.quick:
+        head = (f"# What each metric of issue 29 adds to an evaluate call (point 5)\n\n"
+                f"`benchmarks/metric_cost.py` at commit {commit}, "
+                f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} "
+                "CPUs shared with other jobs. \"added s\" is the median over all rounds of "
+                "the call's time minus the base call of the same round; the last column "
+                "divides it by what `ndcg@10` adds to the same base.\n\n")
+        (HERE / "results" / "metric_cost.md").write_text(head + "\n".join(parts))
+
+
+if __name__ == "__main__":
+    main()
