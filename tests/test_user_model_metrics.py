@@ -429,8 +429,9 @@ def test_rbp_grammar_and_refusals():
     rec, truth = _random_tables(5)
     with pytest.raises(ValueError, match=r"metric 'rbp' is not available with gain="):
         evaluate(rec, truth, ["rbp(p=0.8)"], gain="exponential")
+    # ties='average' is exact for RBP (tests/test_new_metric_ties.py); 'block' is refused
     with pytest.raises(ValueError, match="'rbp\\(p=0.8\\)' is not available with ties="):
-        evaluate(rec, truth, ["rbp(p=0.8)"], ties="average")
+        evaluate(rec, truth, ["rbp(p=0.8)"], ties="block")
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
         ml.rank_biased_precision(["a"], {"a": 1}, 1.0)
     with pytest.raises(TypeError, match="p must be a number"):

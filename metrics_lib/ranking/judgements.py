@@ -56,10 +56,14 @@ def judged_at_k(recommended, relevant, k=None, *, judged_only=False, truncate=No
     scores : sequence of float, optional
         Model scores parallel to ``recommended``; the list is sorted by them,
         stably.
-    ties : {"input"}, default="input"
-        Order of tied scores: the list's order. ``"best"`` / ``"worst"``
-        (relevant items first or last) are refused: they leave the order of
-        judged non-relevant and unjudged items undefined.
+    ties : {"input", "average", "block"}, default="input"
+        Order of tied scores: the list's order; ``"average"``, the
+        expectation over the orders of tied items (exact: each tied item is
+        in the top ``k`` with probability ``m / n`` when ``k`` cuts ``m`` of
+        its group's ``n`` ranks); ``"block"``, every tied item at its group's
+        last rank. ``"best"`` / ``"worst"`` (relevant items first or last)
+        are refused: they leave the order of judged non-relevant and
+        unjudged items undefined.
 
     Returns
     -------
@@ -93,6 +97,8 @@ def judged_at_k(recommended, relevant, k=None, *, judged_only=False, truncate=No
     >>> judged_at_k(["a", "x", "b", "y"], {"a": 2, "b": 0}, k=3)
     0.6666666666666666
     >>> judged_at_k(["a", "x"], {"a": 2}, k=10)
+    0.5
+    >>> judged_at_k(["a", "x"], {"a": 2}, k=1, scores=[1, 1], ties="average")
     0.5
     """
     _refuse_bounds("judged_at_k", ties)
