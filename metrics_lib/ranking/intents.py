@@ -420,17 +420,24 @@ def _intent_hits(tables, k, options):
     """(user, rank, seen) of every (hit, relevant intent) pair in the top k, and S.
 
     ``seen`` is ``c_i(r)``: the earlier ranks of the user's list relevant to
-    the same intent (the hits come in rank order within each user).
+    the same intent (the hits come in rank order within each user). The
+    pairs of the whole lists are worked out once per chunk, for all the
+    intent metrics of the call (kept on the chunk's table), then cut at k.
     """
     _refuse_bounds("the intent metrics", options["ties"])
-    table, n_codes = tables.binary, _n_codes(options)
-    row, intent = _intents_of(table.hit_grade, options)
-    user, pos = table.hit_user[row], table.hit_pos[row]
-    seen = _run_rank(user.astype(np.int64) * n_codes + intent)
+    table = tables.binary
+    pairs = getattr(table, "_intent_pairs", None)
+    if pairs is None:
+        row, intent = _intents_of(table.hit_grade, options)
+        user, pos = table.hit_user[row], table.hit_pos[row]
+        seen = _run_rank(user.astype(np.int64) * _n_codes(options) + intent)
+        pairs = (user, pos.astype(np.float64), seen, _n_intents_per_user(table, options))
+        table._intent_pairs = pairs  # the table lives for one chunk of one call
+    user, pos, seen, n_intents = pairs
     if k is not None and not tables.truncated:
         keep = pos <= k
         user, pos, seen = user[keep], pos[keep], seen[keep]
-    return user, pos.astype(np.float64), seen, _n_intents_per_user(table, options)
+    return user, pos, seen, n_intents
 
 
 def _n_intents_per_user(table, options):
@@ -497,33 +504,59 @@ def _greedy_ideal_dcg(table, k, alpha, options):
     left with the gains its intents still have, takes each user's best,
     and multiplies its intents' gains by ``1 - alpha``.
     """
-    n_codes = _n_codes(options)
-    order = np.lexsort((table.truth_grade, table.truth_code))
-    cand_user, cand_key = table.truth_code[order], table.truth_grade[order]
+    cand_user, cand_key = _candidates(table, options)
     row, intent = _intents_of(cand_key, options)
-    keep = np.bincount(row, minlength=cand_key.size) > 0
-    cand_user, cand_key = cand_user[keep], cand_key[keep]
-    row, intent = _intents_of(cand_key, options)
-    _, slot = np.unique(cand_user[row].astype(np.int64) * n_codes + intent,
-                        return_inverse=True)
-    gain = np.ones(slot.size)  # at most one slot per pair; the unused ones stay 1
+    slot, n_slots = _pair_slots(cand_user[row].astype(np.int64), intent, _n_codes(options))
+    gain = np.ones(n_slots)
+    pair_ptr = _pointers(row, cand_user.size)  # candidate -> its pairs
     starts = np.flatnonzero(_first_in_run(cand_user))
-    owner = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, cand_user.size]))
+    sizes = np.diff(np.r_[starts, cand_user.size])
     ideal, left = np.zeros(table.n_users), np.ones(cand_user.size, dtype=bool)
     index = np.arange(cand_user.size)
-    depth = 0 if starts.size == 0 else int(np.diff(np.r_[starts, cand_user.size]).max())
-    for rank in range(1, min(k, depth) + 1):
+    for rank in range(1, min(k, int(sizes.max(initial=0))) + 1):
         score = np.where(left, np.bincount(row, weights=gain[slot],
                                            minlength=cand_user.size), -1.0)
         best = np.maximum.reduceat(score, starts)
-        pick = np.maximum.reduceat(np.where(score == best[owner], index, -1), starts)
+        pick = np.maximum.reduceat(np.where(score == np.repeat(best, sizes), index, -1),
+                                   starts)
         alive = best >= 0.0
         ideal[cand_user[starts[alive]]] += best[alive] * _discount(float(rank))
         left[pick[alive]] = False
-        picked = np.zeros(cand_user.size, dtype=bool)
-        picked[pick[alive]] = True
-        gain[slot[picked[row]]] *= 1.0 - alpha
+        # the picked items' intents: distinct slots (one user each)
+        gain[slot[_ranges(pair_ptr, pick[alive])]] *= 1.0 - alpha
     return ideal
+
+
+def _candidates(table, options):
+    """User code and key of the judged items relevant to some intent, by (user, key)."""
+    order = np.lexsort((table.truth_grade, table.truth_code))
+    cand_user, cand_key = table.truth_code[order], table.truth_grade[order]
+    ptr, group = options["intent_ptr"], cand_key.astype(np.int64) - 1
+    keep = ptr[group + 1] > ptr[group]
+    return cand_user[keep], cand_key[keep]
+
+
+def _pair_slots(user, intent, n_codes):
+    """Index of each (user, intent) pair among all pairs, and their number."""
+    n_users = int(user.max(initial=-1)) + 1
+    if n_users * n_codes <= 4 * user.size + 4096:
+        return user * n_codes + intent, n_users * n_codes  # a table no larger than the pairs
+    uniques, slot = np.unique(user * n_codes + intent, return_inverse=True)
+    return slot, uniques.size
+
+
+def _pointers(sorted_codes, n):
+    """Compressed-row pointers of sorted codes ``0 .. n - 1``."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sorted_codes, minlength=n), out=ptr[1:])
+    return ptr
+
+
+def _ranges(ptr, which):
+    """The indices ``ptr[w] .. ptr[w + 1] - 1`` of every ``w`` of ``which``, in order."""
+    low, counts = ptr[which], ptr[which + 1] - ptr[which]
+    ends = np.cumsum(counts)
+    return np.arange(ends[-1] if ends.size else 0) + np.repeat(low - ends + counts, counts)
 
 
 for _name, _aliases, _per_list, _batch in (
