@@ -57,8 +57,8 @@ import numpy as np
 
 from .._kernels import _first_in_run
 from .._validation.lists import _as_python_id
-from .._validation import (check_k, check_real, check_recommended, check_same_kind,
-                           check_relevance_level, handle_empty, show)
+from .._validation import (check_empty, check_k, check_real, check_recommended,
+                           check_relevance_level, check_same_kind, handle_empty, show)
 from ._docstrings import shared_parameters
 from .judgements import _refuse_bounds
 from .registry import Metric, register
@@ -92,6 +92,21 @@ def _intent_inputs(recommended, relevant, k, alpha, relevance_level):
     check_same_kind("recommended", kind, "relevant", judged)
     top = [judged.get(item, frozenset()) for item in items[:k]]
     return top, judged, k, alpha
+
+
+def _checked(recommended, relevant, k, alpha, relevance_level, empty):
+    """Every per-list function's checks: its inputs and ``S``, or the ``empty`` value.
+
+    Returns ``(top, judged, k, alpha, S)``, or ``(None, value)`` with the
+    ``empty`` policy's value when no intent has a relevant item (``S = 0``).
+    """
+    empty = check_empty(empty)  # checked even when S > 0 makes it unused
+    top, judged, k, alpha = _intent_inputs(recommended, relevant, k, alpha,
+                                           relevance_level)
+    n_intents = _n_intents(judged)
+    if n_intents == 0:
+        return None, handle_empty(empty, "no intent has a relevant item")
+    return top, judged, k, alpha, n_intents
 
 
 def _novelty_gains(ranked, alpha):
@@ -136,14 +151,13 @@ def alpha_ndcg_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1,
     Returns
     -------
     float
-        alpha-nDCG@k, 0 when the top k holds no relevant item.
+        alpha-nDCG@k: 0 when the top k holds no relevant item, the ``empty``
+        policy's value when no intent has one; above 1 only where the greedy
+        ideal falls short of the best list (see Notes).
 
     Raises
     ------
-    TypeError, ValueError
-        For a ``relevant`` that is not a mapping of mappings, a negative or
-        non-number grade, a ``k`` that is not a positive integer, an
-        ``alpha`` outside [0, 1], and the checks of the list.
+    {{raises_intents}}
 
     See Also
     --------
@@ -174,10 +188,10 @@ def alpha_ndcg_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1,
     >>> alpha_ndcg_at_k(["a", "c", "b"], truth, 3)
     1.0
     """
-    top, judged, k, alpha = _intent_inputs(recommended, relevant, k, alpha,
-                                           relevance_level)
-    if _n_intents(judged) == 0:
-        return handle_empty(empty, "no intent has a relevant item")
+    checked = _checked(recommended, relevant, k, alpha, relevance_level, empty)
+    if checked[0] is None:
+        return checked[1]
+    top, judged, k, alpha, _ = checked
     ideal = _discounted(_greedy_ideal(judged, k, alpha))
     return _discounted(_novelty_gains(top, alpha)) / ideal
 
@@ -226,13 +240,11 @@ def err_ia_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1, emp
 
     Returns
     -------
-    float
-        ERR-IA@k in [0, 1].
+    {{returns_intents}}
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`alpha_ndcg_at_k`.
+    {{raises_intents}}
 
     See Also
     --------
@@ -262,11 +274,10 @@ def err_ia_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1, emp
     >>> err_ia_at_k(["a", "b", "c"], truth, 3)  # (2 + 0.5/2 + 1/3) / (3 * (1 + 0.5/2 + 0.25/3))
     0.6458333333333334
     """
-    top, judged, k, alpha = _intent_inputs(recommended, relevant, k, alpha,
-                                           relevance_level)
-    n_intents = _n_intents(judged)
-    if n_intents == 0:
-        return handle_empty(empty, "no intent has a relevant item")
+    checked = _checked(recommended, relevant, k, alpha, relevance_level, empty)
+    if checked[0] is None:
+        return checked[1]
+    top, _, k, alpha, n_intents = checked
     value = sum(g / r for r, g in enumerate(_novelty_gains(top, alpha), 1))
     return value / (n_intents * _ideal_ideal_err(k, alpha))
 
@@ -298,13 +309,11 @@ def precision_ia_at_k(recommended, relevant, k, *, relevance_level=1, empty="zer
 
     Returns
     -------
-    float
-        P-IA@k in [0, 1].
+    {{returns_intents}}
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`alpha_ndcg_at_k`.
+    {{raises_intents}}
 
     See Also
     --------
@@ -328,10 +337,10 @@ def precision_ia_at_k(recommended, relevant, k, *, relevance_level=1, empty="zer
     >>> precision_ia_at_k(["a", "x"], truth, 2)
     0.3333333333333333
     """
-    top, judged, k, _ = _intent_inputs(recommended, relevant, k, ALPHA, relevance_level)
-    n_intents = _n_intents(judged)
-    if n_intents == 0:
-        return handle_empty(empty, "no intent has a relevant item")
+    checked = _checked(recommended, relevant, k, ALPHA, relevance_level, empty)
+    if checked[0] is None:
+        return checked[1]
+    top, _, k, _, n_intents = checked
     return sum(len(intents) for intents in top) / (k * n_intents)
 
 
@@ -349,13 +358,11 @@ def subtopic_recall_at_k(recommended, relevant, k, *, relevance_level=1, empty="
 
     Returns
     -------
-    float
-        S-recall@k in [0, 1].
+    {{returns_intents}}
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`alpha_ndcg_at_k`.
+    {{raises_intents}}
 
     See Also
     --------
@@ -377,10 +384,10 @@ def subtopic_recall_at_k(recommended, relevant, k, *, relevance_level=1, empty="
     >>> subtopic_recall_at_k(["b", "a"], truth, 2)
     0.6666666666666666
     """
-    top, judged, k, _ = _intent_inputs(recommended, relevant, k, ALPHA, relevance_level)
-    n_intents = _n_intents(judged)
-    if n_intents == 0:
-        return handle_empty(empty, "no intent has a relevant item")
+    checked = _checked(recommended, relevant, k, ALPHA, relevance_level, empty)
+    if checked[0] is None:
+        return checked[1]
+    top, _, k, _, n_intents = checked
     return len(set().union(*top)) / n_intents
 
 
