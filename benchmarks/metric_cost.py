@@ -3,7 +3,8 @@
 Issue 29 asks that adding its metrics to an ``evaluate`` call cost no more per
 metric than NDCG does. For each workload this times ``evaluate`` with a base
 metric alone and with one more metric, and reports the median extra time of
-each added metric (paired with the base call of the same round):
+each added metric (paired with the base call of the same round), in wall
+and in CPU time:
 
 * ``recs``: the benchmark workload (``workload.py``: top-100 lists, 1-50
   graded judgements per user), at 1,000 and 10,000 users (100,000 and
@@ -14,8 +15,9 @@ each added metric (paired with the base call of the same round):
   intents, relevant with probability 0.3: 250 judgements per user, 2.5
   million at 10,000 users. An intent metric cannot share a call with
   ``ndcg@10`` (``intent_col`` changes what a truth row is), so the base is
-  ``p_ia@10``, and the row ``base`` compares the whole call with an
-  ``ndcg@10`` call on the same lists and truth without intents.
+  ``p_ia@10``; each intent metric's added time is compared with what
+  ``ndcg@10`` adds on the plain workload of the same size, and a first row
+  times an ``ndcg@10`` call on the same lists and truth without intents.
 
 Each size runs in ``--processes`` fresh child processes (a warm-up call, then
 ``--rounds`` rounds of every call, interleaved, so load changes hit all
@@ -96,9 +98,9 @@ def child(kind: str, n_users: int, rounds: int) -> dict:
     times = {label: [] for label in calls}
     for _ in range(rounds):
         for label, call in calls.items():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             call()
-            times[label].append(time.perf_counter() - start)
+            times[label].append((time.perf_counter() - start, time.process_time() - cpu))
     return times
 
 
@@ -116,33 +118,40 @@ def measure(kind, n_users, processes, rounds):
 
 
 def summarise(times):
-    """(label, median s, median added s over the paired base call) per call."""
+    """(label, median wall s, median added wall s, median added CPU s) per call.
+
+    "added": the call's time minus the base call's of the same round.
+    """
     base = times["base"]
     rows = []
     for label, values in times.items():
-        added = statistics.median(v - b for v, b in zip(values, base))
-        rows.append((label, statistics.median(values), added))
+        wall = statistics.median(v[0] - b[0] for v, b in zip(values, base))
+        cpu = statistics.median(v[1] - b[1] for v, b in zip(values, base))
+        rows.append((label, statistics.median(v[0] for v in values), wall, cpu))
     return rows
 
 
-def table(kind, n_users, processes, rounds, times, load):
+def table(kind, n_users, processes, rounds, times, load, reference=None):
+    """The markdown table of one workload; ``reference``: ndcg@10's added CPU s
+    (for the intents, that of the plain workload of the same size)."""
     rows = summarise(times)
-    reference = dict((label, added) for label, _, added in rows).get(REFERENCE)
+    reference = {label: cpu for label, _, _, cpu in rows}.get(REFERENCE, reference)
     base = INTENT_BASE if kind == "intents" else PLAIN_BASE
     lines = [f"### {kind}: {n_users:,} users ({n_users * 100:,} recommendation rows"
              + (f", {n_users * 250:,} judgements by intent)" if kind == "intents" else ")"),
              "", f"{processes} fresh processes x {rounds} rounds; load average "
              f"{load[0]:.2f} before, {load[1]:.2f} after; base call: `{base}`.", "",
-             "| call | median s | added s | added / ndcg@10's |", "|---|---:|---:|---:|"]
-    for label, median, added in rows:
+             "| call | median wall s | added wall s | added CPU s | added CPU / ndcg@10's |",
+             "|---|---:|---:|---:|---:|"]
+    for label, median, wall, cpu in rows:
         if label == "base":
-            lines.append(f"| `{base}` alone | {median:.3f} | | |")
+            lines.append(f"| `{base}` alone | {median:.3f} | | | |")
             continue
-        ratio = "" if reference is None or label.startswith("ndcg@10 alone") \
-            else f"{added / reference:.2f}" if reference > 0 else ""
-        shown = label if label.startswith("ndcg@10 alone") else f"+ `{label}`"
-        extra = "" if label.startswith("ndcg@10 alone") else f"{added:.3f}"
-        lines.append(f"| {shown} | {median:.3f} | {extra} | {ratio} |")
+        if label.startswith("ndcg@10 alone"):
+            lines.append(f"| {label} | {median:.3f} | | | |")
+            continue
+        ratio = f"{cpu / reference:.2f}" if reference else ""
+        lines.append(f"| + `{label}` | {median:.3f} | {wall:.3f} | {cpu:.3f} | {ratio} |")
     return "\n".join(lines) + "\n"
 
 
@@ -157,23 +166,29 @@ def main() -> None:
         kind, n_users, rounds = args.child[0], int(args.child[1]), int(args.child[2])
         print(json.dumps(child(kind, n_users, rounds)))
         return
-    sizes = ([("recs", 300), ("intents", 300)] if args.quick else
+    sizes = ([("recs", 300), ("intents", 300)] if args.quick else  # recs before intents
              [("recs", 1_000), ("recs", 10_000), ("intents", 10_000)])
     processes, rounds = (1, 2) if args.quick else (args.processes, args.rounds)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
                             capture_output=True, text=True).stdout.strip()
-    parts = []
+    parts, references = [], {}
     for kind, n_users in sizes:
         times, load = measure(kind, n_users, processes, rounds)
-        parts.append(table(kind, n_users, processes, rounds, times, load))
+        if kind == "recs":
+            references[n_users] = {label: cpu for label, _, _, cpu
+                                   in summarise(times)}[REFERENCE]
+        parts.append(table(kind, n_users, processes, rounds, times, load,
+                           references.get(n_users)))
         print(parts[-1], flush=True)
     if not args.quick:
         head = (f"# What each metric of issue 29 adds to an evaluate call (point 5)\n\n"
                 f"`benchmarks/metric_cost.py` at commit {commit}, "
                 f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} "
-                "CPUs shared with other jobs. \"added s\" is the median over all rounds of "
-                "the call's time minus the base call of the same round; the last column "
-                "divides it by what `ndcg@10` adds to the same base.\n\n")
+                "CPUs shared with other jobs. \"added\" is the median over all rounds of "
+                "the call's time minus the base call's of the same round, as wall time "
+                "and as CPU time of the process (less sensitive to the other jobs); the "
+                "last column divides the added CPU time by what `ndcg@10` adds to the "
+                "same base in the same process.\n\n")
         (HERE / "results" / "metric_cost.md").write_text(head + "\n".join(parts))
 
 
