@@ -45,6 +45,10 @@ EXPECTATION_MODES = ("average", "block")
 
 # Metric kinds each expectation mode computes. "best"/"worst" are orders and
 # support every kind.
+# Metrics whose "best" / "worst" bounds come from the tie groups (TieGroups)
+# rather than from re-ordered rows: Judged@k puts the judged items first or
+# last, whatever their grades, where reorder_hits orders by grade.
+GROUP_BOUNDS = ("judged",)
 # trec_eval's set measures see the list as a set: every order, and so every
 # mode, gives them the same value.
 ORDER_FREE = ("set_p", "set_recall", "set_f", "set_map", "set_relative_p",
@@ -637,9 +641,22 @@ class TieGroups:
         return np.where(has_unjudged, residual, 0.0), None
 
     def judged(self, mode, k):
-        """Judged@k: the expected judged items in the top k over ``min(k, n)``."""
+        """Judged@k: the (expected, largest or smallest) judged items in the top k
+        over ``min(k, n)``.
+
+        With ``j`` judged items among a group's ``n`` and ``m`` of its ranks
+        inside k, the top k holds ``min(j, m)`` of them at best and
+        ``max(0, j - (n - m))`` at worst.
+        """
         group = self.judged_group
-        count = self._users(self._share_inside(mode, k)[group], group)
+        if mode in ("best", "worst"):
+            judged = np.bincount(group, minlength=self.size.size)
+            m = self._inside(k)
+            within = (np.minimum(judged, m) if mode == "best"
+                      else np.maximum(0, judged - (self.size - m)))
+            count = self._users(within.astype(np.float64))
+        else:
+            count = self._users(self._share_inside(mode, k)[group], group)
         size = self.list_len if k is None else np.minimum(self.list_len, k)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(size > 0, count / size, 0.0), None
@@ -704,6 +721,11 @@ class TieGroups:
                 return self.rbp(k)
             return self.rbp_resid(k, options.get("residual_tail", "unjudged"))
         if kind == "judged":
+            if mode in ("best", "worst") and (options.get("judged_only")
+                                             or options.get("truncate") is not None):
+                raise ValueError(f"metric 'judged' with ties={show(mode)} is not "
+                                 "available with judged_only=True or truncate=; use "
+                                 "ties='average' or a fixed order")
             return self.judged(mode, k)
         if kind == "relative_p":
             return self.relative_p(mode, k, level)

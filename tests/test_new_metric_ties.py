@@ -205,3 +205,35 @@ def test_rbp_block_refused_with_the_reason(metric):
         evaluate(recs, truth, [metric], ties="block")
     with pytest.raises(ValueError, match="RBP of no order"):
         rank_biased_precision(["a", "b"], {"a": 1}, 0.8, scores=[1, 1], ties="block")
+
+
+def _bound(user_rows, grades, metric, pick):
+    return pick(metric(order) for order in _orders(list(user_rows["item"]),
+                                                   list(user_rows["score"])))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_judged_best_and_worst_are_the_bounds_over_tie_orders(seed):
+    recs, truth = _random_frames(seed, id_kind=["int64", "Int64", "pyarrow"][seed % 3])
+    names = ["judged@1", "judged@3", "judged", "ndcg@3"]
+    for mode, pick in (("best", max), ("worst", min)):
+        got = evaluate(recs, truth, names, ties=mode)
+        # the other metrics of the call keep their own best / worst order
+        alone = evaluate(recs, truth, ["ndcg@3"], ties=mode)
+        pd.testing.assert_series_equal(got["ndcg@3"], alone["ndcg@3"])
+        for user, rows, grades in _per_user(recs, truth):
+            for k in (1, 3, None):
+                expected = _bound(rows, grades, lambda o, k=k: judged_at_k(o, grades, k),
+                                  pick)
+                name = "judged" if k is None else f"judged@{k}"
+                assert got.loc[user, name] == pytest.approx(expected, abs=1e-15)
+                per_list = judged_at_k(list(rows["item"]), grades, k,
+                                       scores=list(rows["score"]), ties=mode)
+                assert per_list == pytest.approx(expected, abs=1e-15)
+
+
+def test_judged_bounds_refuse_judged_only_and_truncate():
+    recs, truth = _random_frames(1)
+    for keyword in ({"judged_only": True}, {"truncate": 2}):
+        with pytest.raises(ValueError, match="not available with judged_only=True or"):
+            evaluate(recs, truth, ["judged@3"], ties="best", **keyword)

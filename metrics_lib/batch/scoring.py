@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels import UserTable, block_starts, grade_levels, lookup_grades
-from .._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
+from .._tie_kernels import (EXPECTATION_MODES, GROUP_BOUNDS, TIE_MODES, TieGroups,
                             refuse_unknown_options, reorder_hits)
 from .._trec_kernels import TrecTable
 from ..ranking import gain_grades, registry
@@ -80,12 +80,19 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
             for name, kind, k in options["metrics"]:
                 out["values"][name] = groups.measure(mode, kind, k, options)
             return out
+        bounded = [metric for metric in options["metrics"] if metric[1] in GROUP_BOUNDS]
+        if bounded:  # bounds that are no re-ordering by grade (see _tie_kernels)
+            groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
+                               grades, n_users)
+            for name, kind, k in bounded:
+                out["values"][name] = groups.measure(mode, kind, k, options)
         hit_rows, hit_grades = reorder_hits(first, hit_rows, hit_grades, mode)
     truncate = options["truncate"]
     if options["judged_only"] or truncate is not None:
         lengths, hit_rows, hit_grades = _reshape_lists(
             lengths, hit_rows, hit_grades, options["judged_only"], truncate)
-    metrics = [(name, registry.get(kind), k) for name, kind, k in options["metrics"]]
+    metrics = [(name, registry.get(kind), k) for name, kind, k in options["metrics"]
+               if name not in out["values"]]
     table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users,
                       levels=levels)
     gain, gain_table = options["gain"], table
