@@ -133,6 +133,9 @@ def refuse_unsupported(mode: str, kind: str, *, ideal: str = "judged",
 EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal",
                     "log_base", "empty", "missing", "ties", "tie_first", "unjudged",
                     "gain_levels",
+                    # the named parameters (rbp(p=0.8), set_f(beta=0.5)):
+                    # TieGroups.measure reads each metric's own
+                    "metric_parameters",
                     # evaluate cuts the truth to the listed items before these
                     # kernels run (batch/scoring.py, _score_chunk), so they see the right |R|
                     "candidates",
@@ -711,15 +714,17 @@ class TieGroups:
             return values, None
         if kind == "ndcg":
             return self.ndcg(k, options["gain"], options["log_base"])
+        parameters = options.get("parameters", {})  # rbp(p=0.8), set_f(beta=0.5)
         if kind in ORDER_FREE:
-            return self.order_free(kind, k, level)
+            return self.order_free(kind, parameters.get("beta") if kind == "set_f" else k,
+                                   level)
         if kind in ("rbp", "rbp_resid"):
             if gain not in ("linear", "binary"):  # as the kernel of user_models.py
                 raise ValueError(f"metric 'rbp' is not available with gain={show(gain)}: "
                                  "RBP takes gain='linear' or 'binary'")
             if kind == "rbp":
-                return self.rbp(k)
-            return self.rbp_resid(k, options.get("residual_tail", "unjudged"))
+                return self.rbp(parameters["p"])
+            return self.rbp_resid(parameters["p"], options.get("residual_tail", "unjudged"))
         if kind == "judged":
             if mode in ("best", "worst") and (options.get("judged_only")
                                              or options.get("truncate") is not None):

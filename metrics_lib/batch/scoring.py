@@ -78,14 +78,14 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
             groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
                                grades, n_users)
             for name, kind, k in options["metrics"]:
-                out["values"][name] = groups.measure(mode, kind, k, options)
+                out["values"][name] = groups.measure(mode, kind, k, _own(options, name))
             return out
         bounded = [metric for metric in options["metrics"] if metric[1] in GROUP_BOUNDS]
         if bounded:  # bounds that are no re-ordering by grade (see _tie_kernels)
             groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
                                grades, n_users)
             for name, kind, k in bounded:
-                out["values"][name] = groups.measure(mode, kind, k, options)
+                out["values"][name] = groups.measure(mode, kind, k, _own(options, name))
         hit_rows, hit_grades = reorder_hits(first, hit_rows, hit_grades, mode)
     truncate = options["truncate"]
     if options["judged_only"] or truncate is not None:
@@ -110,8 +110,14 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     tables = ChunkTables(binary=table, graded=gain_table, trec=trec, gain=gain,
                          truncated=truncate is not None)
     for name, metric, k in metrics:  # each metric's batch kernel (its module)
-        out["values"][name] = metric.batch(tables, k, options)
+        out["values"][name] = metric.batch(tables, k, _own(options, name))
     return out
+
+
+def _own(options, name):
+    """The options as metric ``name``'s kernel sees them: its named parameters
+    (``rbp(p=0.8)``) as ``options["parameters"]``."""
+    return dict(options, parameters=options["metric_parameters"][name])
 
 
 def _reshape_lists(lengths, hit_rows, hit_grades, judged_only, truncate):
