@@ -27,6 +27,8 @@ users, not a per-user column: ``bpref``, which it averages, is timed::
 
     .venv/bin/python benchmarks/metric_cost.py            # writes results/metric_cost.md
     .venv/bin/python benchmarks/metric_cost.py --quick    # small, prints only
+    git worktree add /tmp/main-copy main                  # then, to compare:
+    .venv/bin/python benchmarks/metric_cost.py --before /tmp/main-copy
 """
 from __future__ import annotations
 
@@ -72,7 +74,7 @@ def intent_truth(recs, n_users, seed=29):
 
 
 def child(kind: str, n_users: int, rounds: int) -> dict:
-    """Times of every call in this process: {label: [seconds per round]}."""
+    """Times of every call in this process: {label: [(wall s, CPU s) per round]}."""
     from workload import make_workload
 
     from metrics_lib import evaluate
@@ -104,67 +106,84 @@ def child(kind: str, n_users: int, rounds: int) -> dict:
     return times
 
 
-def measure(kind, n_users, processes, rounds):
-    """Every round of ``processes`` fresh children, merged, and the load around them."""
+def measure(kind, n_users, processes, rounds, before=None):
+    """Every round of ``processes`` fresh children, merged, and the load around them.
+
+    ``before``: the root of another checkout (e.g. a worktree of main); its
+    ``metrics_lib`` is timed too, in children that alternate with this one's.
+    Returns ``({"now": times, "before": times or None}, load)``.
+    """
     load = [os.getloadavg()[0]]
-    merged: dict[str, list] = {}
+    merged = {"now": {}, "before": {} if before else None}
     for _ in range(processes):
-        done = subprocess.run([sys.executable, __file__, "--child", kind, str(n_users),
-                               str(rounds)], capture_output=True, text=True, check=True)
-        for label, values in json.loads(done.stdout).items():
-            merged.setdefault(label, []).extend(values)
+        for which, root in (("before", before), ("now", str(HERE.parent))):
+            if root is None:
+                continue
+            done = subprocess.run([sys.executable, __file__, "--child", kind, str(n_users),
+                                   str(rounds), root], capture_output=True, text=True,
+                                  check=True)
+            for label, values in json.loads(done.stdout).items():
+                merged[which].setdefault(label, []).extend(values)
     load.append(os.getloadavg()[0])
     return merged, load
 
 
 def summarise(times):
-    """(label, median wall s, median added wall s, median added CPU s) per call.
+    """{label: (median wall s, median CPU s, median added CPU s)} per call.
 
-    "added": the call's time minus the base call's of the same round.
+    "added": the call's CPU time minus the base call's of the same round.
     """
     base = times["base"]
-    rows = []
-    for label, values in times.items():
-        wall = statistics.median(v[0] - b[0] for v, b in zip(values, base))
-        cpu = statistics.median(v[1] - b[1] for v, b in zip(values, base))
-        rows.append((label, statistics.median(v[0] for v in values), wall, cpu))
-    return rows
+    return {label: (statistics.median(v[0] for v in values),
+                    statistics.median(v[1] for v in values),
+                    statistics.median(v[1] - b[1] for v, b in zip(values, base)))
+            for label, values in times.items()}
 
 
-def table(kind, n_users, processes, rounds, times, load, reference=None):
+def table(kind, n_users, processes, rounds, merged, load, reference=None):
     """The markdown table of one workload; ``reference``: ndcg@10's added CPU s
     (for the intents, that of the plain workload of the same size)."""
-    rows = summarise(times)
-    reference = {label: cpu for label, _, _, cpu in rows}.get(REFERENCE, reference)
+    now = summarise(merged["now"])
+    old = summarise(merged["before"]) if merged["before"] else None
+    reference = now.get(REFERENCE, (None, None, reference))[2]
     base = INTENT_BASE if kind == "intents" else PLAIN_BASE
     lines = [f"### {kind}: {n_users:,} users ({n_users * 100:,} recommendation rows"
              + (f", {n_users * 250:,} judgements by intent)" if kind == "intents" else ")"),
-             "", f"{processes} fresh processes x {rounds} rounds; load average "
-             f"{load[0]:.2f} before, {load[1]:.2f} after; base call: `{base}`.", "",
-             "| call | median wall s | added wall s | added CPU s | added CPU / ndcg@10's |",
-             "|---|---:|---:|---:|---:|"]
-    for label, median, wall, cpu in rows:
-        if label == "base":
-            lines.append(f"| `{base}` alone | {median:.3f} | | | |")
-            continue
-        if label.startswith("ndcg@10 alone"):
-            lines.append(f"| {label} | {median:.3f} | | | |")
-            continue
-        ratio = f"{cpu / reference:.2f}" if reference else ""
-        lines.append(f"| + `{label}` | {median:.3f} | {wall:.3f} | {cpu:.3f} | {ratio} |")
+             "", f"{processes} fresh processes x {rounds} rounds"
+             + (" for each version, alternating" if old else "") + f"; load average "
+             f"{load[0]:.2f} before, {load[1]:.2f} after; base call: `{base}`.", ""]
+    head = ["call", "median wall s", "median CPU s", "added CPU s"]
+    if old:
+        head[2:2] = ["median CPU s, before"]
+        head[4:4] = ["added CPU s, before"]
+    lines += ["| " + " | ".join(head + ["added CPU / ndcg@10's"]) + " |",
+              "|---" + "|---:" * len(head) + "|"]
+    for label, (wall, cpu, added) in now.items():
+        shown = (f"`{base}` alone" if label == "base" else label
+                 if label.startswith("ndcg@10 alone") else f"+ `{label}`")
+        extra = label == "base" or label.startswith("ndcg@10 alone")
+        cells = [shown, f"{wall:.3f}", f"{cpu:.3f}", "" if extra else f"{added:.3f}"]
+        if old:
+            cells[2:2] = [f"{old[label][1]:.3f}"]
+            cells[4:4] = ["" if extra else f"{old[label][2]:.3f}"]
+        ratio = "" if extra or not reference or reference <= 0 else f"{added / reference:.2f}"
+        lines.append("| " + " | ".join(cells + [ratio]) + " |")
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--child", nargs=3, metavar=("KIND", "USERS", "ROUNDS"))
+    parser.add_argument("--child", nargs=4, metavar=("KIND", "USERS", "ROUNDS", "ROOT"))
     parser.add_argument("--processes", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--before", metavar="ROOT",
+                        help="another checkout whose metrics_lib is timed alongside")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.child:
-        kind, n_users, rounds = args.child[0], int(args.child[1]), int(args.child[2])
-        print(json.dumps(child(kind, n_users, rounds)))
+        kind, n_users, rounds, root = args.child
+        sys.path.insert(0, root)  # the metrics_lib to time
+        print(json.dumps(child(kind, int(n_users), int(rounds))))
         return
     sizes = ([("recs", 300), ("intents", 300)] if args.quick else  # recs before intents
              [("recs", 1_000), ("recs", 10_000), ("intents", 10_000)])
@@ -173,22 +192,26 @@ def main() -> None:
                             capture_output=True, text=True).stdout.strip()
     parts, references = [], {}
     for kind, n_users in sizes:
-        times, load = measure(kind, n_users, processes, rounds)
+        merged, load = measure(kind, n_users, processes, rounds, args.before)
         if kind == "recs":
-            references[n_users] = {label: cpu for label, _, _, cpu
-                                   in summarise(times)}[REFERENCE]
-        parts.append(table(kind, n_users, processes, rounds, times, load,
+            references[n_users] = summarise(merged["now"])[REFERENCE][2]
+        parts.append(table(kind, n_users, processes, rounds, merged, load,
                            references.get(n_users)))
         print(parts[-1], flush=True)
     if not args.quick:
+        before = ""
+        if args.before:
+            old = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.before,
+                                 capture_output=True, text=True).stdout.strip()
+            before = f" \"before\": the same calls with `metrics_lib` at commit {old}."
         head = (f"# What each metric of issue 29 adds to an evaluate call (point 5)\n\n"
                 f"`benchmarks/metric_cost.py` at commit {commit}, "
                 f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} "
-                "CPUs shared with other jobs. \"added\" is the median over all rounds of "
-                "the call's time minus the base call's of the same round, as wall time "
-                "and as CPU time of the process (less sensitive to the other jobs); the "
-                "last column divides the added CPU time by what `ndcg@10` adds to the "
-                "same base in the same process.\n\n")
+                "CPUs shared with other jobs, so times are CPU time of the process "
+                "(`time.process_time`), which the other jobs disturb far less than wall "
+                "time. \"added\" is the median over all rounds of the call's CPU time "
+                "minus the base call's of the same round; the last column divides it by "
+                "what `ndcg@10` adds to the same base." + before + "\n\n")
         (HERE / "results" / "metric_cost.md").write_text(head + "\n".join(parts))
 
 
