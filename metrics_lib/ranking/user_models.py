@@ -121,7 +121,10 @@ def err_at_k(recommended, relevant, k=None, *, max_grade=ERR_MAX_GRADE, empty="z
         stably.
     ties : {"input", "best", "worst"}, default="input"
         Order of tied scores: the list's order, or the best / worst order.
-        ``"average"`` and ``"block"`` are refused (no closed form yet).
+        ``"average"`` and ``"block"`` are refused: ERR is not linear in the
+        order (a tied item's share depends on the items above it), so its
+        expectation over tie orders has no closed form; the best and worst
+        orders bound it.
     score_threshold : float or None, default=None
         With ``scores``: an item scored at or below it satisfies no one.
 
@@ -229,9 +232,13 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
         As in :func:`ndcg_at_k`.
     scores : sequence of float, optional
         Model scores parallel to ``recommended``; the list is sorted by them.
-    ties : {"input", "best", "worst"}, default="input"
+    ties : {"input", "best", "worst", "average"}, default="input"
         Order of tied scores; ``"best"`` / ``"worst"`` are refused with
         ``residual=True`` (they order ties by grade, not by judgement).
+        ``"average"`` is the expectation over the orders of tied items,
+        exact: RBP and its residual are sums of ``p**(rank - 1)`` weights, and
+        each tied item takes its group's mean weight. ``"block"`` is refused
+        (the weight of a group's last rank for all is the RBP of no order).
     score_threshold : float or None, default=None
         With ``scores``: an item scored at or below it gains nothing.
 
@@ -272,10 +279,18 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     0.328
     >>> round(rank_biased_precision(["a", "x", "b", "c"], truth, 0.8, residual=True), 6)
     0.5696
+
+    ``a`` and ``x`` tied: on average ``a`` takes the mean weight of ranks 1
+    and 2, ``(1 + 0.8) / 2``:
+
+    >>> round(rank_biased_precision(["a", "x"], truth, 0.8, scores=[1, 1],
+    ...                             ties="average"), 6)
+    0.18
     """
     if residual:
         _refuse_bounds("rank_biased_precision(residual=True)", ties)
-    tied = _tied(rank_biased_precision, "rbp", recommended, relevant, p, scores, ties,
+    tied = _tied(rank_biased_precision, "rbp_resid" if residual else "rbp", recommended,
+                 relevant, p, scores, ties,
                  score_threshold=score_threshold, gain=gain,
                  relevance_level=relevance_level, empty=empty, residual=residual,
                  residual_tail=residual_tail,
