@@ -328,6 +328,10 @@ def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
     unjudged); ``n_rel_ret``: judged documents ranked. The loops are the C
     ones (same sums in the same order, so the same doubles).
     """
+    if metric == "yaap" or metric.startswith(("rprec_mult_", "11pt_avg")):
+        from ._cli_local import below_zero
+
+        return below_zero(metric, flags, n_rel, n_rel_ret)
     kind, _, cut = metric.partition("@")
     k = int(cut) if cut else len(flags)
     found = sum(flags[:k])
@@ -390,9 +394,10 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     starts = np.searchsorted(users, queries)
     ends = np.searchsorted(users, queries, side="right")
     affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)
-                if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr",
-                                           "relative_p")
-                or m.startswith("iprec_at_recall")]
+                if isinstance(m, str) and (
+                    m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr",
+                                            "relative_p", "yaap")
+                    or m.startswith(("iprec_at_recall", "rprec_mult_", "11pt_avg")))]
     out = {i: np.zeros(queries.size) for i, _, _ in affected}
     for q, (start, end) in enumerate(zip(starts, ends)):
         rels = rel[start:end] if in_run[q] else np.array(missing, dtype=np.int64)
@@ -408,8 +413,35 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
 _COUNTED_HERE = ("num_ret", "num_rel", "num_rel_ret")
 
 
+def _eleven_as_trec_eval(values, metric, n_rel, n_ret):
+    """m_11pt_avg.c on a query with no document ranked: 0/0 (NaN) once a level aims at
+    relevant item 0 (lround(p * R) == 0, which the walk then reaches), else 0."""
+    from .ranking.trec_more import ELEVEN_POINTS
+
+    _, dot, params = metric.partition(".")
+    levels = [float(v) for v in params.split(",")] if dot else ELEVEN_POINTS
+    at_zero = np.zeros(n_rel.size, dtype=bool)
+    for p in levels:
+        at_zero |= p * n_rel < 0.5
+    return np.where((n_ret == 0) & at_zero, np.nan, values)
+
+
+def _missing_queries(table, position, printed, metric, missing, one_document):
+    """-c: trec_eval's value on the one-document ranking of the queries the run lacks."""
+    from ._cli_local import missing_query_values
+
+    values = [missing_query_values(printed, metric, bool(one)) for one in one_document]
+    if all(v is None for v in values):
+        return
+    column = np.asarray(table[position]).astype(object if isinstance(
+        next(v for v in values if v is not None), str) else np.float64)
+    column[missing] = [column[i] if v is None else v
+                       for i, v in zip(np.flatnonzero(missing), values)]
+    table[position] = column
+
+
 def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
-              query_ids):
+              query_ids, n_docs=0):
     """Per-query values: a frame with one column per entry of ``columns`` (by position).
 
     The index holds the query codes, in trec_eval's order.
@@ -446,7 +478,8 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
         scores = np.unique(scores, return_inverse=True)[1].reshape(-1).astype(float)
     # Codes are numbers ordered as the ids' bytes: numeric tie order = trec_eval's.
     recs = pd.DataFrame({"user": users, "item": items, "score": scores})
-    metrics = sorted({metric for _, metric, _ in columns if metric not in _COUNTED_HERE})
+    metrics = sorted({metric for _, metric, _ in columns
+                      if isinstance(metric, str) and metric not in _COUNTED_HERE})
     values = {}
     if metrics and t_users.size and users.size:
         values = _library_values(recs, t_users, t_items, t_grades, metrics, level)
@@ -456,17 +489,23 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
     n_ret = np.bincount(np.searchsorted(queries, users), minlength=queries.size)
     if complete:  # trec_eval.c ranks one unjudged document for a missing query
         n_ret = np.where(in_run, n_ret, 0 if judged_only or max_docs == 0 else 1)
-    for position, (_, metric, recall_level) in enumerate(columns):
-        if metric == "num_ret":
+    hit = np.isin(users * n_items + items, t_users[relevant] * n_items + t_items[relevant])
+    counts = (np.bincount(np.searchsorted(queries, users[hit]), minlength=queries.size),
+              n_ret, n_rel)
+    for position, (printed, metric, recall_level) in enumerate(columns):
+        if not isinstance(metric, str):  # relstring, utility: computed here
+            order = np.lexsort((-items, -scores, users))  # trec_eval's ranking
+            from ._cli_local import local_column
+
+            table[position] = local_column(*metric, counts, (users[order], items[order]),
+                                            queries, (q_users, q_items, grades), n_docs)
+        elif metric == "num_ret":
             table[position] = np.bincount(np.searchsorted(queries, users),
                                           minlength=queries.size)
         elif metric == "num_rel":
             table[position] = n_rel
         elif metric == "num_rel_ret":
-            hit = np.isin(users * n_items + items,
-                          t_users[relevant] * n_items + t_items[relevant])
-            table[position] = np.bincount(np.searchsorted(queries, users[hit]),
-                                          minlength=queries.size)
+            table[position] = counts[0]
         else:
             value = values.get(metric)
             table[position] = (np.zeros(queries.size) if value is None
@@ -474,6 +513,12 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
             if recall_level is not None:
                 table[position] = _iprec_as_trec_eval(table[position], recall_level, n_rel,
                                                       n_ret)
+            elif metric.startswith("11pt_avg"):  # 0/0 on an empty ranking, as iprec
+                table[position] = _eleven_as_trec_eval(table[position], metric, n_rel,
+                                                       n_ret)
+        if complete and not in_run.all():
+            _missing_queries(table, position, printed, metric, ~in_run,
+                             n_ret[~in_run] > 0)
     if level < 0:
         order = np.lexsort((-items, -scores, users))  # trec_eval's ranking
         missing = [] if judged_only or max_docs == 0 else [-1]
@@ -545,11 +590,30 @@ def _options(args):
                        f"measure names only, not for {', '.join(extra)} (trec_eval's "
                        "counting of unjudged documents there has no definition in "
                        "evaluate)", 1)
+    if level < 0 and "rbp" in measures:
+        _rbp_below_zero(args, measures, notes)
     if level < 0:
         notes.append(f"note: -l {args.l}: trec_eval 10.0 counts ranked documents "
                      "that are not judged (or judged negative) as relevant but not in "
                      "num_rel, so map, recall and Rprec can exceed 1")
     return measures, notes, max_docs, level
+
+
+def _rbp_below_zero(args, measures, notes) -> None:
+    """rbp under a negative -l: refused when named, left out of a nickname (all_trec).
+
+    m_rbp.c rescales its gains by two variables it never initialises; under
+    a negative -l the binary's values change with the measures computed
+    before it (trec_eval 10.0 printed 0.1156 and 0.1310 for one query),
+    so there is no value to reproduce.
+    """
+    if any(spec.partition(".")[0] == "rbp" for spec in args.measures):
+        raise _Refused(f"-l {args.l}: rbp is not offered with a negative level: trec_eval "
+                       "10.0's m_rbp.c then reads uninitialised memory (its value changes "
+                       "with the other measures asked for)", 1)
+    del measures["rbp"]
+    notes.append(f"note: -l {args.l}: rbp is left out (trec_eval 10.0's value there "
+                 "depends on uninitialised memory)")
 
 
 # form_res_rels.c allocates (and zeroes) max_rel + 1 longs per query: 16 GiB
@@ -628,7 +692,7 @@ def main(argv=None) -> int:
 
         columns = _columns(measures)
         options = dict(level=level, complete=args.c, judged_only=args.J, max_docs=max_docs,
-                       query_ids=query_ids)
+                       query_ids=query_ids, n_docs=0 if args.N is None else _atol(args.N))
         result, stop = _evaluate_until_stop(run, qrels, columns, options, args.q)
         if stop is not None:
             if result is not None:

@@ -58,7 +58,7 @@ from .._validation import check_choice, check_open_unit, check_real, handle_empt
 from ._common import _tied
 from .ndcg import _graded_inputs
 from .judgements import _refuse_bounds
-from .registry import Metric, register
+from .registry import Metric, TrecMeasure, register
 
 # gdeval.pl's $MAX_JUDGMENT, the top of Chapelle et al.'s five-grade scale.
 ERR_MAX_GRADE = 4.0
@@ -397,8 +397,11 @@ register(Metric(
 register(Metric(
     name="rbp", aliases=("rbp",), per_list=rank_biased_precision, batch=_rbp_batch,
     cutoff="persistence", table="graded", empty_reason="no judged item with a positive grade",
-    keywords=("gain", "min_grade", "empty")))
+    keywords=("gain", "min_grade", "empty"),
+    # trec_eval's -m rbp is p = 0.9 (m_rbp.c); -m rbp.p=0.8 is rbp(p=0.8)
+    trec_eval=(TrecMeasure("rbp", "rbp(p=0.9)"),)))
 register(Metric(
     # per list: rank_biased_precision(..., residual=True), declared once (rbp)
     name="rbp_resid", aliases=("rbp_resid",), batch=_rbp_resid_batch,
-    cutoff="persistence", table="trec", can_be_empty=False, keywords=("residual_tail",)))
+    cutoff="persistence", table="trec", can_be_empty=False, keywords=("residual_tail",),
+    trec_eval=(TrecMeasure("rbp_resid", "rbp_resid(p=0.9)"),)))
