@@ -592,6 +592,10 @@ def _options(args):
                        "evaluate)", 1)
     if level < 0 and "rbp" in measures:
         _rbp_below_zero(args, measures, notes)
+    elif "rbp" in measures and len(measures) > 1:
+        notes.append("note: rbp is the value trec_eval 10.0 prints when rbp is its only "
+                     "measure: m_rbp.c rescales the gains with two uninitialised variables "
+                     "(min, max), so with other measures the binary's rbp can differ")
     if level < 0:
         notes.append(f"note: -l {args.l}: trec_eval 10.0 counts ranked documents "
                      "that are not judged (or judged negative) as relevant but not in "
