@@ -63,7 +63,10 @@ _ALL_TREC = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref rec
              "11pt_avg ndcg relative_P Rprec_mult success map_cut ndcg_cut ndcg_rel Rndcg "
              "binG G set_P set_recall set_relative_P set_map set_F "
              "num_nonrel_judged_ret").split()
-_NICKNAMES = {"official": _OFFICIAL, "all_trec": tuple(n for n in _ALL_TREC if n in _TABLE)}
+# rbp is left out of all_trec: next to other measures, trec_eval 10.0's rbp
+# depends on uninitialised memory (m_rbp.c, min and max; see metrics_lib.cli)
+_NICKNAMES = {"official": _OFFICIAL,
+              "all_trec": tuple(n for n in _ALL_TREC if n in _TABLE and n != "rbp")}
 
 
 def _offered() -> str:
@@ -92,7 +95,9 @@ def _mark_measures(specs):
             if name == "all_trec":
                 notes.append("note: -m all_trec computes the measures of trec_eval's "
                              "all_trec that this drop-in offers ("
-                             + ", ".join(_NICKNAMES[name]) + "); the others are not printed")
+                             + ", ".join(_NICKNAMES[name]) + "); the others are not "
+                             "printed, rbp because trec_eval's value next to other "
+                             "measures depends on uninitialised memory")
         elif name in _TABLE:
             marked.add(name)
         elif name in _TREC_EVAL_MEASURES or name in ("set", "all_prefs", "prefs", "qrels_jg"):
@@ -374,10 +379,12 @@ def _library_metric(kind: str, k) -> tuple[str, float | None]:
     both spellings are one computation.
     """
     metric = registry.get(kind)
+    if metric.cutoff == "persistence":  # rbp(p=0.8): its own p, not trec_eval's 0.9
+        return f"{kind}(p={np.format_float_positional(k, unique=True)})", None
     if metric.cutoff == "level" and kind == "iprec_at_recall":
         return _iprec_names([k])[0][1:]
     if metric.cutoff == "level":
-        return _level_names(metric.trec_eval[0].name, [k], metric.trec_eval[0].library)[0][1]
+        return _level_names(metric.trec_eval[0].name, [k], metric.trec_eval[0].library)[0][1:]
     for measure in metric.trec_eval:
         if (k is None) != ("{}" in measure.library):
             return measure.library.format(k), None

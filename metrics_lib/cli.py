@@ -591,7 +591,7 @@ def _options(args):
                        "counting of unjudged documents there has no definition in "
                        "evaluate)", 1)
     if level < 0 and "rbp" in measures:
-        _rbp_below_zero(args, measures, notes)
+        _rbp_below_zero(args)
     elif "rbp" in measures and len(measures) > 1:
         notes.append("note: rbp is the value trec_eval 10.0 prints when rbp is its only "
                      "measure: m_rbp.c rescales the gains with two uninitialised variables "
@@ -603,21 +603,16 @@ def _options(args):
     return measures, notes, max_docs, level
 
 
-def _rbp_below_zero(args, measures, notes) -> None:
-    """rbp under a negative -l: refused when named, left out of a nickname (all_trec).
+def _rbp_below_zero(args) -> None:
+    """rbp under a negative -l: refused.
 
     m_rbp.c rescales its gains by two variables it never initialises; under
-    a negative -l the binary's values change with the measures computed
-    before it (trec_eval 10.0 printed 0.1156 and 0.1310 for one query),
-    so there is no value to reproduce.
+    a negative -l the binary's rbp differs from its value at -l 1 even alone
+    (0.1156 against 0.1310 on one query), so there is no value to reproduce.
     """
-    if any(spec.partition(".")[0] == "rbp" for spec in args.measures):
-        raise _Refused(f"-l {args.l}: rbp is not offered with a negative level: trec_eval "
-                       "10.0's m_rbp.c then reads uninitialised memory (its value changes "
-                       "with the other measures asked for)", 1)
-    del measures["rbp"]
-    notes.append(f"note: -l {args.l}: rbp is left out (trec_eval 10.0's value there "
-                 "depends on uninitialised memory)")
+    raise _Refused(f"-l {args.l}: rbp is not offered with a negative level: trec_eval "
+                   "10.0's m_rbp.c reads uninitialised memory (min, max) and its value "
+                   "there changes with the level and the other measures asked for", 1)
 
 
 # form_res_rels.c allocates (and zeroes) max_rel + 1 longs per query: 16 GiB

@@ -141,8 +141,9 @@ def test_refusals_are_named_and_keep_trec_eval_exit_codes(binary, tmp_path):  # 
         assert ours.returncode and text in ours.stderr, (spec, ours.stderr)
     ours = cli("-l", "-1", "-m", "rbp", q_path, r_path)
     assert ours.returncode == 1 and b"uninitialised" in ours.stderr
-    ours = cli("-l", "-1", "-m", "all_trec", q_path, r_path)
-    assert ours.returncode == 0 and b"rbp is left out" in ours.stderr
+    ours = cli("-m", "all_trec", q_path, r_path)
+    assert ours.returncode == 0 and b"rbp because" in ours.stderr
+    assert b"rbp " not in ours.stdout and b"rbp_resid" in ours.stdout
     frame = (pd.DataFrame({"user": [1], "item": [1], "score": [1.0]}),
              pd.DataFrame({"user": [1], "item": [1], "relevance": [1]}))
     for name, match in (("relstring", "string per user"), ("utility.1,-1,0,1", "d = 1"),

@@ -433,6 +433,13 @@ def _trec_spelling(name):
     takes = "{}" in measure.library
     if not dot and not takes:
         return None  # gm_map: parse_metric says why it is refused
+    if dot and metric.cutoff == "persistence":  # trec_eval's rbp.p=0.8
+        found = _with_persistence(name, f"{base.lower()}({params.strip()})")
+        if found is None:
+            raise ValueError(f"metric {show(name)}: trec_eval's {trec} takes one parameter, "
+                             f"p=<persistence> ('{trec}.p=0.8', which is "
+                             f"'{metric.display_name}(p=0.8)')")
+        return [(name, *found)]
     if dot and metric.cutoff == "params":  # 11pt_avg.0.2,0.5: one column
         return [(name, metric.name, _trec_numbers(name, params))]
     if dot and trec == "ndcg":  # trec_eval's ndcg.<grade>=<gain>,...
