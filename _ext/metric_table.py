@@ -13,7 +13,14 @@ from sphinx import addnodes
 _PARAMETER = {"optional": "@k (optional)", "required": "@k", "none": "none",
               "level": "a recall level in [0, 1]",
               "persistence": "(p=...), a persistence in (0, 1)",
-              "beta": "(beta=...) (optional), a weight >= 0, default 1"}
+              "beta": "(beta=...) (optional), a weight >= 0, default 1",
+              "params": "trec_eval's list (optional): .x,y,..."}
+
+
+def _parameter(metric) -> str:
+    if metric.cutoff == "level" and metric.level_max != 1:
+        return f"a level in [0, {metric.level_max:g}]".replace("inf]", "inf)")
+    return _PARAMETER[metric.cutoff]
 
 
 def _codes(words) -> list:
@@ -35,7 +42,7 @@ def _function(function) -> list:
 
 
 def _cells(metric) -> list[list]:
-    return [_codes(metric.aliases), [nodes.Text(_PARAMETER[metric.cutoff])],
+    return [_codes(metric.aliases), [nodes.Text(_parameter(metric))],
             _codes(measure.name for measure in metric.trec_eval),
             _function(metric.per_list),
             # the intent metrics read a column of their own (intent_col=)

@@ -27,7 +27,15 @@ numbers (ranked unjudged documents count as relevant, ``num_rel`` does not
 count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
 computes the measures of that set offered here (a note on stderr says so).
 ``tests/test_trec_cli_grammar.py`` compares both programs on generated command
-lines and files.
+lines and files. ``relstring`` and ``utility`` are computed here rather than by
+evaluate (:mod:`metrics_lib._cli_local` says why), and so are trec_eval's values
+on the one-document ranking that ``-c`` gives a query the run lacks, where a
+measure named with parameters is not zeroed (``rbp_resid_p=0.8`` is 1). ``rbp``
+prints the value trec_eval prints when it is the only measure: ``m_rbp.c``
+rescales the gains with two variables it never initialises, so next to other
+measures the binary's value changes with them (a note on stderr says so;
+``all_trec`` leaves rbp out, a negative ``-l`` refuses it);
+``tests/test_trec_measures_trec1.py`` compares the new measures.
 
 ``-m`` also takes every name :func:`metrics_lib.evaluate` takes (``ndcg@10``,
 ``p@5``, ``ndcg_cut_10``, ``mrr@10``, ``iprec_at_recall@0.5``), which
@@ -112,7 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall[.0.1,...], "
                "P[.5,10,...], recall[.K,...], ndcg, ndcg_cut[.K,...], map_cut[.K,...], "
                "success[.K,...], gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
-               "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret; bare P, recall, "
+               "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret, yaap, unj[.K,...], "
+               "Rprec_mult[.M,...], 11pt_avg[.L,...], utility[.a,b,c,d] (d with -N), "
+               "relstring[.N] (-q lines only), rbp[.p=P] (p 0.9; alone as trec_eval, "
+               "whose value next to other measures reads uninitialised memory; not in "
+               "all_trec nor with a negative -l), rbp_resid[.p=P]; bare P, recall, "
                "ndcg_cut, map_cut and relative_P mean the cut-offs "
                "5,10,15,20,30,100,200,500,1000 as in trec_eval. As in trec_eval, a "
                "query of the qrels that the run lacks is an error unless -c is given; "
@@ -167,8 +179,7 @@ def _add_other_options(parser) -> None:
                         help="print trec_eval's version on stderr and exit")
     parser.add_argument("-N", "--Number_docs_in_coll", dest="N", metavar="N",
                         help="number of documents in the collection (read by "
-                             "trec_eval's utility measure only, not offered here: "
-                             "no effect)")
+                             "utility's fourth weight only, as in trec_eval)")
     parser.add_argument("-D", "--Debug_level", dest="D", metavar="N",
                         help="debug level: only 0 (trec_eval's default) is offered")
     parser.add_argument("-R", "--Rel_info_format", dest="R", default="qrels",

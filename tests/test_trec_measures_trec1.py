@@ -238,7 +238,7 @@ def check_per_list(recs, truth, level, theirs, users):
                 ranked, grades, (0.8, 0.2, 0.5), relevance_level=level),
             "Rprec_mult_1.40": trec_more.r_precision_multiple(ranked, grades, 1.4,
                                                               relevance_level=level),
-            "utility_2,-1,-0.5,0": trec_more.utility(ranked, grades, (2, -1, -0.5, 0),
+            "utility_2,-1,-0.5,0": trec_more.set_utility(ranked, grades, (2, -1, -0.5, 0),
                                                      relevance_level=level),
         }
         for name, value in values.items():

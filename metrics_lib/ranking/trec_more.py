@@ -56,7 +56,7 @@ from ..trec_measures import _judged, _n_relevant, _relevant_flags, iprec_target
 from .registry import Metric, TrecMeasure, register
 
 __all__ = ["yaap", "unjudged_at_k", "eleven_point_average", "r_precision_multiple",
-           "utility", "ELEVEN_POINTS", "UTILITY_WEIGHTS"]
+           "set_utility", "ELEVEN_POINTS", "UTILITY_WEIGHTS"]
 
 #: ``m_11pt_avg.c``'s default recall levels, the same doubles.
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -104,7 +104,7 @@ def yaap(recommended, relevant, *, relevance_level=1, empty="zero"):
 
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_more import yaap
+    >>> from metrics_lib import yaap
     >>> round(yaap(["a", "x", "b"], {"a", "b", "c"}), 6)  # S = 1 + 2/3: log(8/7)
     0.133531
     """
@@ -153,7 +153,7 @@ def unjudged_at_k(recommended, relevant, k):
 
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_more import unjudged_at_k
+    >>> from metrics_lib import unjudged_at_k
     >>> unjudged_at_k(["a", "x", "b", "y"], {"a": 1, "b": 0, "y": -1}, 5)
     0.4
     """
@@ -199,7 +199,7 @@ def r_precision_multiple(recommended, relevant, multiple, *, relevance_level=1,
 
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_more import r_precision_multiple
+    >>> from metrics_lib import r_precision_multiple
     >>> # R = 3: c = floor(2 * 3 + 0.9) = 6; 2 relevant in the first 6
     >>> round(r_precision_multiple(["a", "x", "b"], {"a", "b", "c"}, 2.0), 6)
     0.333333
@@ -267,7 +267,7 @@ def eleven_point_average(recommended, relevant, levels=ELEVEN_POINTS, *, relevan
 
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_more import eleven_point_average
+    >>> from metrics_lib import eleven_point_average
     >>> # levels 0-0.7 aim at the first relevant item (precision 1), 0.8-1 at
     >>> # the second (2/3): (8 * 1 + 3 * 2/3) / 11
     >>> round(eleven_point_average(["a", "x", "b"], {"a", "b"}), 6)
@@ -315,7 +315,7 @@ def _check_levels(levels) -> tuple:
     return tuple(float(v) for v in values)
 
 
-def utility(recommended, relevant, weights=UTILITY_WEIGHTS, *, relevance_level=1,
+def set_utility(recommended, relevant, weights=UTILITY_WEIGHTS, *, relevance_level=1,
             n_items=None):
     """Set utility, a weighted count of the contingency table (trec_eval's ``utility``).
 
@@ -352,10 +352,10 @@ def utility(recommended, relevant, weights=UTILITY_WEIGHTS, *, relevance_level=1
 
     Examples
     --------
-    >>> from metrics_lib.ranking.trec_more import utility
-    >>> utility(["a", "x", "b"], {"a", "b", "c"})  # 2 relevant, 1 not
+    >>> from metrics_lib import set_utility
+    >>> set_utility(["a", "x", "b"], {"a", "b", "c"})  # 2 relevant, 1 not
     1.0
-    >>> utility(["a", "x", "b"], {"a", "b", "c"}, (1, -1, -0.5, 0.1), n_items=10)
+    >>> set_utility(["a", "x", "b"], {"a", "b", "c"}, (1, -1, -0.5, 0.1), n_items=10)
     1.1
     """
     items, grades, level = _judged(recommended, relevant, relevance_level)
@@ -464,7 +464,7 @@ def _utility_batch(tables, weights, options):
         raise ValueError(f"metric 'utility': d = {weights[3]!r} weighs the non-relevant "
                          "items not listed, which needs the number of items of the "
                          "collection; evaluate does not know it (the command line's -N "
-                         "gives it; per list: utility(..., n_items=))")
+                         "gives it; per list: set_utility(..., n_items=))")
     return utility_values(weights, trec.n_relevant_retrieved(level).astype(np.float64),
                           trec.list_len.astype(np.float64),
                           trec.n_relevant(level).astype(np.float64), 0.0), None
@@ -489,6 +489,6 @@ register(Metric(
     keywords=("empty", "trec_eval_version"),
     trec_eval=(TrecMeasure("11pt_avg", "11pt_avg"),)))
 register(Metric(
-    name="utility", aliases=("utility",), per_list=utility, batch=_utility_batch,
+    name="utility", aliases=("utility",), per_list=set_utility, batch=_utility_batch,
     cutoff="params", table="trec", can_be_empty=False,
     trec_eval=(TrecMeasure("utility", "utility"),)))
