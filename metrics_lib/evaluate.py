@@ -106,7 +106,10 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``"judged@10"`` (:func:`judged_at_k`). Intents and diversity, with
         ``intent_col=``: ``"alpha_ndcg@10"``, ``"err_ia@10"``, ``"p_ia@10"``,
         ``"s_recall@10"`` (:func:`alpha_ndcg_at_k`, ...; the cut-off is
-        required). The names become the result's columns.
+        required; ``"alpha_ndcg(alpha=0.25)@10"`` and ``"err_ia(alpha=...)@10"``
+        set alpha, 0.5 by default). The names, as written, become the
+        result's columns (``"alpha_ndcg@10"`` and ``"alpha_ndcg(alpha=0.5)@10"``
+        are two columns of equal values).
     user_col, item_col : str, default="user", "item"
         Id columns, present in both tables. Ids of one column are integers
         (any numpy, nullable or pyarrow integer dtype, or Python ints in an

@@ -103,7 +103,8 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     tables = ChunkTables(binary=table, graded=gain_table, trec=trec, gain=gain,
                          truncated=truncate is not None)
     for name, metric, k in metrics:  # each metric's batch kernel (its module)
-        out["values"][name] = metric.batch(tables, k, options)
+        own = dict(options, parameters=options["metric_parameters"][name])
+        out["values"][name] = metric.batch(tables, k, own)
     return out
 
 
