@@ -23,6 +23,7 @@ the first time the registry is read, so a new metric needs no other file.
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 import re
 from dataclasses import dataclass, field
