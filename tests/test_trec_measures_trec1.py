@@ -149,7 +149,8 @@ def test_refusals_are_named_and_keep_trec_eval_exit_codes(binary, tmp_path):  # 
     for name, match in (("relstring", "string per user"), ("utility.1,-1,0,1", "d = 1"),
                         ("11pt_avg.0.5,x", "not a finite number"),
                         ("rprec_mult@-1", "unknown metric|level"),
-                        ("11pt_avg@5", "takes no cut-off"), ("unj", "needs a cut-off")):
+                        ("11pt_avg@5", "takes no cut-off"), ("unj", "needs a cut-off"),
+                        ("utility(d=0.5)", "d = 0.5"), ("utility(e=1)", "no parameter e")):
         with pytest.raises(ValueError, match=match):
             evaluate(*frame, [name])
 
@@ -159,6 +160,7 @@ NAMES = {"yaap": "yaap", "unj@5": "unj_5", "unj@10": "unj_10", "unj_3": "unj_3",
          "unj@20": "unj_20", "11pt_avg": "11pt_avg",
          "11pt_avg.0.8,0.2,0.5": "11pt_avg_0.8,0.2,0.5",
          "utility": "utility", "utility.2,-1,-0.5,0": "utility_2,-1,-0.5,0",
+         "utility(a=2, c=-0.5)": "utility_2,-1,-0.5,0",
          "rprec_mult@0.2": "Rprec_mult_0.20", "rprec_mult_1.00": "Rprec_mult_1.00",
          "rprec_mult@2": "Rprec_mult_2.00", "rprec_mult@1.4": "Rprec_mult_1.40",
          "rbp(p=0.8)": "rbp_p=0.8", "rbp_resid(p=0.8)": "rbp_resid_p=0.8"}

@@ -604,7 +604,7 @@ def _named(kind: str, k, written=None) -> MetricName:
         canonical += f"@{k}"
     elif k is not None and metric.cutoff == "level":
         canonical += f"@{k!r}"
-    elif k is not None and metric.cutoff == "params":  # trec_eval's spelling
+    elif isinstance(k, tuple) and metric.cutoff == "params":  # trec_eval's spelling
         canonical += "." + ",".join(repr(v) for v in k)
     return MetricName(kind, k, values, canonical)
 

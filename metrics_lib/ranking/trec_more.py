@@ -36,7 +36,9 @@ and ``h`` of them in the list:
   trec_eval's default ``a, b, c, d = 1, -1, 0, 0`` and ``D`` the number of
   items in the collection (trec_eval's ``-N``); ``utility.a,b,c,d`` names
   other weights, and ``evaluate`` refuses ``d != 0`` (it does not know
-  ``D``; the command line's ``-N`` gives it). Defined for every user.
+  ``D``; the command line's ``-N`` gives it). ``evaluate`` also takes the
+  weights by name, ``utility(a=2, c=-0.5)`` (the others at their defaults).
+  Defined for every user.
 
 trec_eval averages each over the queries (``te_calc_avg_meas_s``,
 ``te_calc_avg_meas_a_cut``). Its ``relstring`` (``m_relstring.c``), the
@@ -53,7 +55,7 @@ import numpy as np
 
 from .._validation import check_empty, check_k, check_trec_eval_version, handle_empty, show
 from ..trec_measures import _judged, _n_relevant, _relevant_flags, iprec_target
-from .registry import Metric, TrecMeasure, register
+from .registry import Metric, Parameter, TrecMeasure, register
 
 __all__ = ["yaap", "unjudged_at_k", "eleven_point_average", "r_precision_multiple",
            "set_utility", "ELEVEN_POINTS", "UTILITY_WEIGHTS"]
@@ -457,9 +459,10 @@ def _eleven_batch(tables, levels, options):
     return values, tables.trec.n_relevant(level) == 0
 
 
-def _utility_batch(tables, weights, options):
+def _utility_batch(tables, k, options):
     trec, level = tables.trec, options["relevance_level"]
-    weights = UTILITY_WEIGHTS if weights is None else weights
+    # utility.2,-1,0,0 (trec_eval's spelling) gives a tuple; utility(a=2) the parameters
+    weights = k if isinstance(k, tuple) else tuple(options["parameters"][w] for w in "abcd")
     if weights[3] != 0:
         raise ValueError(f"metric 'utility': d = {weights[3]!r} weighs the non-relevant "
                          "items not listed, which needs the number of items of the "
@@ -491,4 +494,11 @@ register(Metric(
 register(Metric(
     name="utility", aliases=("utility",), per_list=set_utility, batch=_utility_batch,
     cutoff="params", table="trec", can_be_empty=False,
-    trec_eval=(TrecMeasure("utility", "utility"),)))
+    trec_eval=(TrecMeasure("utility", "utility"),),
+    parameters=tuple(Parameter(name, "(-inf, inf)", meaning, default=default)
+                     for name, meaning, default in zip(
+                         "abcd", ("weight of a relevant item listed",
+                                  "weight of a non-relevant item listed",
+                                  "weight of a relevant item missed",
+                                  "weight of a non-relevant item not listed"),
+                         UTILITY_WEIGHTS))))
