@@ -262,3 +262,33 @@ def test_eleven_point_average_trec_eval_9_rounding():
     for version, want in ((10, ten), (9, nine)):
         got = evaluate(recs, truth, ["11pt_avg.0.4"], trec_eval_version=version)
         assert got.loc[7, "11pt_avg.0.4"] == want
+
+
+def test_per_list_functions_refuse_bad_input_by_name():
+    import metrics_lib as ml
+
+    ranked, grades = ["a", "b"], {"a": 1}
+    for call, match in (
+            (lambda: ml.eleven_point_average(ranked, grades, [0.5, -0.1]), "levels"),
+            (lambda: ml.eleven_point_average(ranked, grades, []), "levels"),
+            (lambda: ml.eleven_point_average(ranked, grades, [float("nan")]), "levels"),
+            (lambda: ml.eleven_point_average(ranked, grades, trec_eval_version=8),
+             "trec_eval_version"),
+            (lambda: ml.r_precision_multiple(ranked, grades, -1), "multiple"),
+            (lambda: ml.r_precision_multiple(ranked, grades, float("inf")), "multiple"),
+            (lambda: ml.set_utility(ranked, grades, (1, 2, 3)), "weights"),
+            (lambda: ml.set_utility(ranked, grades, (1, -1, 0, 0.5)), "n_items"),
+            (lambda: ml.unjudged_at_k(ranked, grades, 0), "k"),
+            (lambda: ml.unjudged_at_k(ranked, grades, None), "cut-off"),
+            (lambda: ml.yaap(ranked, grades, empty="maybe"), "empty")):
+        with pytest.raises((TypeError, ValueError), match=match):
+            call()
+    # the empty policy, and nothing mutated
+    assert ml.yaap(ranked, {"a": 0}, empty="zero") == 0.0
+    assert np.isnan(ml.r_precision_multiple(ranked, {}, 1.0, empty="nan"))
+    with pytest.raises(ValueError):
+        ml.eleven_point_average(ranked, {"a": 0}, empty="raise")
+    assert ranked == ["a", "b"] and grades == {"a": 1}
+    assert np.isnan(ml.eleven_point_average([], {"a": 1}))  # trec_eval's 0/0
+    # h = 1, N = 2, R = 1, D = 10: 1 - 1 + 0 + 0.5 * (10 + 1 - 2 - 1)
+    assert ml.set_utility(ranked, grades, (1, -1, 0, 0.5), n_items=10) == 4.0
