@@ -223,7 +223,7 @@ def test_the_default_alpha_is_the_unparameterised_name():
 
 
 def test_alpha_in_the_name_equals_ndeval():
-    """pyndeval 0.0.8 (ndeval 4.5) with alpha= 0.25, 0.75 and 1 (benchmarks/peers/intents.py)."""
+    """pyndeval 0.0.8 (ndeval 4.5) with alpha 0.25, 0.75, 1 (benchmarks/peers/intents.py)."""
     golden = ROOT / "benchmarks" / "peers" / "golden" / "intents"
     run = pd.read_csv(golden / "run.txt", sep=" ", header=None,
                       names=["user", "q0", "item", "rank", "score", "tag"])
@@ -289,3 +289,29 @@ def test_two_persistences_in_one_call_each_have_their_own():
         for name, beta in (("set_f(beta=0.25)", 0.25), ("set_f", 1.0)):
             want = (beta + 1) * prec * rec / (beta * prec + rec) if hits else 0.0
             assert got.loc[user, name] == pytest.approx(want, abs=TOL), (name, user)
+
+
+def test_the_command_line_keeps_the_parameters(tmp_path):
+    """``-m 'rbp(p=0.8)'``: the command line computes the name as evaluate reads it
+    (it rebuilt names from (kind, k) and lost the parameters: 'rbp@0.8')."""
+    from test_trec_cli_grammar import run_ours
+
+    rng = np.random.default_rng(6)
+    qrels = [(f"q{u}", f"d{d}", int(rng.integers(0, 3))) for u in range(6)
+             for d in rng.choice(20, 6, replace=False)]
+    run = [(f"q{u}", f"d{d}", float(rng.integers(0, 3))) for u in range(6)
+           for d in rng.choice(20, 8, replace=False)]
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 0 {s} t\n" for q, d, s in run))
+    names = ["rbp(p=0.8)", "rbp_resid(p=0.5)", "set_f(beta=0.25)"]
+    args = ["-q"] + [a for name in names for a in ("-m", name)]
+    code, out, err = run_ours(args + [str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert code == 0, err
+    printed = {(n.strip(), q): float(v) for n, q, v in
+               (line.split("\t") for line in out.decode().splitlines())}
+    truth = pd.DataFrame(qrels, columns=["user", "item", "relevance"])
+    recs = pd.DataFrame(run, columns=["user", "item", "score"])
+    want = evaluate(recs, truth, names, missing="zero", ties="item_desc")
+    for name in names:
+        for user, value in want[name].items():
+            assert abs(printed[(name, user)] - value) <= 5e-5, (name, user)

@@ -116,6 +116,11 @@ class Metric:
         ``batch`` finds each judged item's relevant intents through the key
         that the grade column then holds (``metrics_lib/batch/intents.py``);
         ``per_list`` takes ``relevant`` as ``item -> {intent: grade}``.
+    item_data : {None, "popularity"}
+        Data about items that the metric reads besides the judgements:
+        ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
+        finds each recommended row's in ``tables.rows``;
+        ``metrics_lib/batch/items.py``).
     """
 
     name: str
@@ -133,6 +138,7 @@ class Metric:
     intents: bool = False
     level_max: float = 1.0
     parameters: tuple = ()
+    item_data: str | None = None
 
     @property
     def display_name(self) -> str:
@@ -260,7 +266,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         redundancy intolerance alpha in [0, 1], 0.5 by default
         (``alpha_ndcg(alpha=0.25)@10``). Named parameters are written
         ``<metric>(key=value, ...)`` before any ``@k``; spaces are read
-        around ``=`` and ``,`` only (:func:`parse_metric_name` returns
+        around ``=`` and ``,`` only (``metrics_lib.ranking.registry.parse_metric_name`` returns
         them all, with the canonical spelling).
 
     Returns
@@ -280,7 +286,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         If the name is unknown (the message offers the closest names), is
         refused on purpose (``hits``, ``gm_map``), or has a parameter the
         metric does not take, a value outside the parameter's interval, or
-        a malformed list of parameters (see :func:`parse_metric_name`).
+        a malformed list of parameters (see ``metrics_lib.ranking.registry.parse_metric_name``).
 
     Notes
     -----
