@@ -251,8 +251,12 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     -----
     trec_eval 10.0's ``m_rbp.c`` rescales the gains by reading two variables
     (``min``, ``max``) that it never initialises; the built binary behaves as
-    ``g / max(1, G)``, which ``tests/test_user_model_metrics.py`` checks
-    against it user by user. ``evaluate`` names: ``rbp(p=0.8)`` and
+    ``g / max(1, G)`` when rbp is its only measure, which
+    ``tests/test_user_model_metrics.py`` checks against it user by user.
+    Next to other measures (``-m map -m ndcg``, ``-m yaap``, ``-m all_trec``)
+    or with a negative ``-l`` its value changes with the memory they leave
+    (0.2262 alone, 0.0916 after map and ndcg, on one user of
+    ``tests/test_trec_measures_trec1.py``). ``evaluate`` names: ``rbp(p=0.8)`` and
     ``rbp_resid(p=0.8)``.
 
     References
