@@ -126,6 +126,13 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         read_trec_qrels,
         read_trec_run,
     )
+    from .ranking.trec_more import (
+        eleven_point_average,
+        r_precision_multiple,
+        set_utility,
+        unjudged_at_k,
+        yaap,
+    )
     from .trec_measures import (
         bpref,
         floored_geometric_mean,
@@ -207,6 +214,9 @@ _LAZY_MODULES = {
     ".conventions": ("PEERS", "convention_metrics", "convention_table", "describe_convention"),
     ".explain": ("Explanation", "explain_difference", "find_convention"),
     ".trec": ("read_trec_qrels", "read_trec_run"),
+    ".ranking.trec_more": (
+        "eleven_point_average", "r_precision_multiple", "set_utility", "unjudged_at_k", "yaap"
+    ),
     ".trec_measures": (
         "bpref", "floored_geometric_mean", "geometric_mean_average_precision",
         "interpolated_precision", "r_precision"
@@ -316,6 +326,11 @@ __all__ = [
     "r_precision",
     "bpref",
     "interpolated_precision",
+    "eleven_point_average",
+    "r_precision_multiple",
+    "yaap",
+    "unjudged_at_k",
+    "set_utility",
     # many users
     "mean_reciprocal_rank",
     "mean_average_precision",

@@ -58,7 +58,7 @@ from .._validation import check_choice, check_open_unit, check_real, handle_empt
 from ._common import _tied
 from .ndcg import _graded_inputs
 from .judgements import _refuse_bounds
-from .registry import Metric, Parameter, register
+from .registry import Metric, Parameter, TrecMeasure, register
 
 # gdeval.pl's $MAX_JUDGMENT, the top of Chapelle et al.'s five-grade scale.
 ERR_MAX_GRADE = 4.0
@@ -258,8 +258,12 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     -----
     trec_eval 10.0's ``m_rbp.c`` rescales the gains by reading two variables
     (``min``, ``max``) that it never initialises; the built binary behaves as
-    ``g / max(1, G)``, which ``tests/test_user_model_metrics.py`` checks
-    against it user by user. ``evaluate`` names: ``rbp(p=0.8)`` and
+    ``g / max(1, G)`` when rbp is its only measure, which
+    ``tests/test_user_model_metrics.py`` checks against it user by user.
+    Next to other measures (``-m map -m ndcg``, ``-m yaap``, ``-m all_trec``)
+    or with a negative ``-l`` its value changes with the memory they leave
+    (0.2262 alone, 0.0916 after map and ndcg, on one user of
+    ``tests/test_trec_measures_trec1.py``). ``evaluate`` names: ``rbp(p=0.8)`` and
     ``rbp_resid(p=0.8)``.
 
     References
@@ -417,9 +421,12 @@ _PERSISTENCE = Parameter(
 register(Metric(
     name="rbp", aliases=("rbp",), per_list=rank_biased_precision, batch=_rbp_batch,
     cutoff="persistence", table="graded", empty_reason="no judged item with a positive grade",
-    keywords=("gain", "min_grade", "empty"), parameters=(_PERSISTENCE,)))
+    keywords=("gain", "min_grade", "empty"), parameters=(_PERSISTENCE,),
+    # trec_eval's -m rbp is p = 0.9 (m_rbp.c); -m rbp.p=0.8 is rbp(p=0.8)
+    trec_eval=(TrecMeasure("rbp", "rbp(p=0.9)"),)))
 register(Metric(
     # per list: rank_biased_precision(..., residual=True), declared once (rbp)
     name="rbp_resid", aliases=("rbp_resid",), batch=_rbp_resid_batch,
     cutoff="persistence", table="trec", can_be_empty=False, keywords=("residual_tail",),
-    parameters=(_PERSISTENCE,)))
+    parameters=(_PERSISTENCE,),
+    trec_eval=(TrecMeasure("rbp_resid", "rbp_resid(p=0.9)"),)))
