@@ -1,0 +1,80 @@
+"""Per-user values of the issue-29 measures through ir-measures itself, for the presets.
+
+``metrics_lib``'s ``convention="ir_measures"`` names ir-measures' own measures
+(``alpha_nDCG@k``, ``ERR_IA@k``, ``P_IA@k``, ``StRecall@k``, ``ERR@k``,
+``RBP(p=..., rel=...)``, ``Judged@k``); the other golden files of issue 29 were
+computed by the programs ir-measures calls (pyndeval, gdeval.pl, cwl_eval). This
+script asks ir-measures 0.4.3 for the same measures on the same committed corpora
+(``golden/intents/``, ``golden/user_models/``), so that
+``tests/test_presets_i29.py`` checks each preset against the peer's own
+numbers, through the peer's own dispatch (providers, run order, rel=). Run it
+in a virtualenv with ir-measures, pyndeval, cwl-eval and perl::
+
+    python3 -m venv /tmp/venv-i29 && /tmp/venv-i29/bin/pip install ir-measures==0.4.3 \\
+        pyndeval==0.0.8 cwl-eval==1.0.12
+    /tmp/venv-i29/bin/python benchmarks/peers/presets_i29.py
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = HERE / "golden"
+OUT = GOLDEN / "presets_i29"
+INTENT_KS = (1, 2, 3, 5, 10, 20)
+USER_KS = (1, 3, 5, 10, 20)
+
+
+def _run(path):
+    import ir_measures as irm
+    return list(irm.read_trec_run(str(path)))
+
+
+def _qrels(path):
+    import ir_measures as irm
+    return list(irm.read_trec_qrels(str(path)))
+
+
+def _write(name, rows):
+    with open(OUT / name, "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(["user", "measure", "value"])
+        for user, measure, value in sorted(rows, key=lambda r: (int(r[0]), r[1])):
+            writer.writerow([user, measure, repr(float(value))])
+
+
+def intents():
+    import ir_measures as irm
+    run = _run(GOLDEN / "intents" / "run.txt")
+    qrels = _qrels(GOLDEN / "intents" / "qrels.txt")  # iteration = subtopic
+    rows = []
+    for rel in (1, 2):
+        # one call per rel=: ir-measures 0.4.3 runs one pyndeval invocation per rel and
+        # hands them all one iterator over the run (providers/pyndeval_provider.py,
+        # PyNdEvalEvaluator._iter_calc), which the first invocation uses up: in a call
+        # with rel=1 and rel=2 measures, the second level scores every user 0
+        measures = [irm.parse_measure(f"{m}(rel={rel})@{k}") for k in INTENT_KS
+                    for m in ("alpha_nDCG", "ERR_IA", "P_IA", "StRecall")]
+        rows += [(m.query_id, str(m.measure), m.value)
+                 for m in irm.iter_calc(measures, qrels, run)]
+    _write("ir_measures_intents.csv", rows)
+
+
+def user_models():
+    import ir_measures as irm
+    run = _run(GOLDEN / "user_models" / "run.txt")
+    qrels = _qrels(GOLDEN / "user_models" / "qrels.txt")
+    measures = ([irm.parse_measure(f"ERR@{k}") for k in USER_KS]
+                + [irm.parse_measure(f"Judged@{k}") for k in USER_KS]
+                + [irm.parse_measure("Judged")]
+                + [irm.parse_measure(f"RBP(p={p}, rel={rel})") for p in (0.5, 0.8, 0.95)
+                   for rel in (1, 2, 3)])
+    rows = [(m.query_id, str(m.measure), m.value) for m in irm.iter_calc(measures, qrels, run)]
+    _write("ir_measures_user_models.csv", rows)
+
+
+if __name__ == "__main__":
+    OUT.mkdir(parents=True, exist_ok=True)
+    intents()
+    user_models()
