@@ -315,3 +315,24 @@ def test_the_table_has_a_row_for_each_new_preset_metric():
     assert "gains the grade itself" in rows[("ranx", "rbp")].note
     assert "ERR-IA@1" in rows[("ir_measures", "ERR_IA")].note
     assert "ties='input'" in rows[("ir_measures", "RBP")].ties
+
+
+@pytest.mark.parametrize("kind", ["user_models", "intents"])
+def test_ir_measures_own_providers_compare_scores_as_doubles(kind):
+    """Scores 1e-9 apart (equal in float32) keep their order in gdeval, cwl_eval, the
+    Judged provider and pyndeval: those presets read float64, unlike pytrec_eval's."""
+    run = pd.read_csv(GOLDEN / "presets_i29" / f"{kind}_run_f32.txt", sep=" ", header=None,
+                      names=["user", "q0", "item", "rank", "score", "tag"])
+    run = run[["user", "item", "score"]]
+    qrels = _intent_tables()[1] if kind == "intents" else _user_model_tables()[1]
+    reference = _irm_values(f"ir_measures_{kind}_f32.csv")
+    names = sorted({measure for _, measure in reference})
+    extra = {"intent_col": "intent"} if kind == "intents" else {}
+    ours = evaluate(run, qrels, names, convention="ir_measures", **extra)
+    tolerance = GDEVAL_PRINTED if kind == "user_models" else 1e-12
+    count, worst = _compare_irm(ours, reference, tolerance)
+    assert count == len(reference) and worst <= tolerance
+    # the same scores read as float32 tie again, and the values move: the data can tell
+    as32 = run.assign(score=run["score"].astype(np.float32).astype(np.float64))
+    moved = evaluate(as32, qrels, names, convention="ir_measures", **extra)
+    assert sum(abs(moved.loc[u, m] - v) > 1e-4 for (u, m), v in reference.items()) > 10
