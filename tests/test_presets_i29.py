@@ -336,3 +336,51 @@ def test_ir_measures_own_providers_compare_scores_as_doubles(kind):
     as32 = run.assign(score=run["score"].astype(np.float32).astype(np.float64))
     moved = evaluate(as32, qrels, names, convention="ir_measures", **extra)
     assert sum(abs(moved.loc[u, m] - v) > 1e-4 for (u, m), v in reference.items()) > 10
+
+
+# -- the set measures: pytrec_eval itself and ir-measures' pytrec_eval provider -------------
+
+def _set_tables():
+    """The user-model corpus as trec_eval reads it: a negative grade marks a document
+    of the pool left unjudged (form_res_rels.c, RELVALUE_UNJUDGED), so its row goes."""
+    run = pd.read_csv(GOLDEN / "user_models" / "run.txt", sep=" ", header=None,
+                      names=["user", "q0", "item", "rank", "score", "tag"])
+    qrels = pd.read_csv(GOLDEN / "user_models" / "qrels.txt", sep=" ", header=None,
+                        names=["user", "zero", "item", "relevance"])
+    qrels = qrels[qrels["relevance"] >= 0]
+    return run[["user", "item", "score"]], qrels[["user", "item", "relevance"]]
+
+
+def _only_unjudged(reference, ours):
+    """The users whose every qrels row is negative have no truth row here (evaluate
+    has nothing to score them against); the peers give them 0 everywhere."""
+    gone = {user for user, _ in reference} - set(ours.index)
+    assert all(v == 0 for (u, _), v in reference.items() if u in gone)
+    return gone, {key: v for key, v in reference.items() if key[0] not in gone}
+
+
+@pytest.mark.parametrize("rel", [1, 2])
+def test_pytrec_eval_set_presets_match_pytrec_eval(rel):
+    run, qrels = _set_tables()
+    reference = {(user, measure.split()[0]): value for (user, measure), value
+                 in _irm_values("pytrec_eval_sets.csv").items() if measure.endswith(f"-l{rel}")}
+    names = sorted({measure for _, measure in reference})
+    ours = evaluate(run, qrels, names, convention="pytrec_eval", relevance_level=rel)
+    gone, reference = _only_unjudged(reference, ours)
+    count, worst = _compare_irm(ours, reference, 1e-12)
+    assert count == len(reference) == 10 * (258 - len(gone)) and worst <= 1e-12
+    # pytrec_eval scores the users with a list only (the preset: missing="skip")
+    assert set(ours.index) == {user for user, _ in reference}
+
+
+def test_ir_measures_set_presets_match_ir_measures():
+    run, qrels = _set_tables()
+    reference = _irm_values("ir_measures_sets.csv")
+    names = sorted({measure for _, measure in reference})
+    assert len(names) == 22
+    ours = evaluate(run, qrels, names, convention="ir_measures")
+    gone, reference = _only_unjudged(reference, ours)
+    count, worst = _compare_irm(ours, reference, 1e-12)
+    assert count == 22 * (270 - len(gone)) and worst <= 1e-12
+    # judged_only=True changes the values (the option is not ignored)
+    assert (ours["SetP(judged_only=True)"] != ours["SetP"]).sum() > 50

@@ -11,7 +11,7 @@ numbers, through the peer's own dispatch (providers, run order, rel=). Run it
 in a virtualenv with ir-measures, pyndeval, cwl-eval and perl::
 
     python3 -m venv /tmp/venv-i29 && /tmp/venv-i29/bin/pip install ir-measures==0.4.3 \\
-        pyndeval==0.0.8 cwl-eval==1.0.12
+        pyndeval==0.0.8 cwl-eval==1.0.12 pytrec-eval-terrier==0.5.11
     /tmp/venv-i29/bin/python benchmarks/peers/presets_i29.py
 """
 from __future__ import annotations
@@ -103,8 +103,45 @@ def float32_ties():
     _write("ir_measures_intents_f32.csv", rows)
 
 
+def set_measures():
+    """trec_eval's set measures through pytrec_eval and ir-measures (its pytrec_eval
+    provider), on the user-model corpus, at relevance levels 1 and 2."""
+    import ir_measures as irm
+    import pytrec_eval
+
+    run = _run(GOLDEN / "user_models" / "run.txt")
+    qrels = _qrels(GOLDEN / "user_models" / "qrels.txt")
+    rows = []
+    for rel in (1, 2):
+        for extra in ("", ", judged_only=True"):
+            names = [f"SetP(rel={rel}{extra})", f"SetP(rel={rel}, relative=True{extra})",
+                     f"SetF(rel={rel}{extra})", f"SetF(rel={rel}, beta=0.5{extra})",
+                     f"SetAP(rel={rel}{extra})"] + ([f"SetR(rel={rel})"] if not extra else [])
+            for name in names:  # one call each: ir-measures shares invocations otherwise
+                rows += [(m.query_id, str(m.measure), m.value)
+                         for m in irm.iter_calc([irm.parse_measure(name)], qrels, run)]
+    _write("ir_measures_sets.csv", rows)
+    q, r = {}, {}
+    for qrel in qrels:
+        q.setdefault(qrel.query_id, {})[qrel.doc_id] = qrel.relevance
+    for doc in run:
+        r.setdefault(doc.query_id, {})[doc.doc_id] = doc.score
+    rows = []
+    for rel in (1, 2):
+        for measures in ({"set_P", "set_recall", "set_F", "set_map", "set_relative_P",
+                          "num_nonrel_judged_ret", "relative_P.1,3,10"}, {"set_F.0.5"}):
+            evaluator = pytrec_eval.RelevanceEvaluator(q, measures, relevance_level=rel)
+            for user, values in evaluator.evaluate(r).items():
+                for name, value in values.items():
+                    if name == "set_F" and "set_F.0.5" in measures:
+                        name = "set_F.0.5"  # pytrec_eval names it set_F whatever beta
+                    rows.append((user, f"{name} -l{rel}", value))
+    _write("pytrec_eval_sets.csv", rows)
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     intents()
     user_models()
     float32_ties()
+    set_measures()

@@ -70,7 +70,9 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
     ------
     ValueError
         An unknown peer, a metric the peer does not define, a missing or
-        superfluous cut-off, or an option the peer does not have.
+        superfluous cut-off, an option the peer does not have, or a metric
+        no keyword reproduces (ranx's ``rbp``, ir-measures' ``ERR_IA@1``;
+        the message says why).
 
     See Also
     --------

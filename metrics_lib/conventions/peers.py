@@ -109,20 +109,14 @@ def _no_list_residual(k, options) -> str:
     return ""
 
 
-def _trec10_metrics(prefix: str) -> tuple:
-    """trec_eval 10.0's measures of issue 29 (each checked against the binary)."""
+def _trec_set_metrics(prefix: str) -> tuple:
+    """trec_eval's set measures (m_set_*.c, m_rel_P.c; the same in 9.0.8 and 10.0)."""
     src = prefix + "{}"
     return (
-        # the gains: the grade over max(1, largest judged grade), as the binary
-        # behaves (m_rbp.c rescales with min and max that it never initialises)
-        _Metric("rbp", ("rbp",), src.format("m_rbp.c, te_calc_rbp"), cutoff="none",
-                parameter=("p", "p", 0.9)),
-        _Metric("rbp_resid", ("rbp_resid",), src.format("m_rbp_resid.c, te_calc_rbp_resid"),
-                cutoff="none", parameter=("p", "p", 0.9), refuse=_no_list_residual,
-                note=_no_list_residual(None, {"c": 1})),
         _Metric("set_p", ("set_P",), src.format("m_set_P.c, te_calc_set_P"), cutoff="none"),
         _Metric("set_recall", ("set_recall",), src.format("m_set_recall.c, te_calc_set_recall"),
                 cutoff="none"),
+        # pytrec_eval reports set_F.0.5 as "set_F": the name keeps no beta
         _Metric("set_f", ("set_F",), src.format("m_set_F.c, te_calc_set_F"), cutoff="none",
                 parameter=("beta", "beta", 1.0)),
         _Metric("set_map", ("set_map",), src.format("m_set_map.c, te_calc_set_map"),
@@ -135,6 +129,20 @@ def _trec10_metrics(prefix: str) -> tuple:
                 src.format("m_num_nonrel_judged_ret.c, te_calc_num_nonrel_judged_ret"),
                 cutoff="none"),
     )
+
+
+def _trec10_metrics(prefix: str) -> tuple:
+    """trec_eval 10.0's measures of issue 29 (each checked against the binary)."""
+    src = prefix + "{}"
+    return (
+        # the gains: the grade over max(1, largest judged grade), as the binary
+        # behaves (m_rbp.c rescales with min and max that it never initialises)
+        _Metric("rbp", ("rbp",), src.format("m_rbp.c, te_calc_rbp"), cutoff="none",
+                parameter=("p", "p", 0.9)),
+        _Metric("rbp_resid", ("rbp_resid",), src.format("m_rbp_resid.c, te_calc_rbp_resid"),
+                cutoff="none", parameter=("p", "p", 0.9), refuse=_no_list_residual,
+                note=_no_list_residual(None, {"c": 1})),
+    ) + _trec_set_metrics(prefix)
 
 
 def _trec_parameters():
@@ -174,7 +182,8 @@ _add(_Preset(
                "(src/pytrec_eval.cpp, ResultRankingBuilder.ProcessQueryDocumentPair, into "
                "trec_eval 9's TEXT_RESULTS.sim): scores equal in float32 tie"),
     ties_reproducible=True, keywords=dict(_TREC9_KEYWORDS),
-    metrics=_trec_metrics("pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 code), "),
+    metrics=(_trec_metrics("pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 code), ")
+             + _trec_set_metrics("pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 code), ")),
     parameters=_trec_parameters(), free=("relevance_level", "judged_only"),
     score_dtype="float32"))
 
@@ -230,6 +239,17 @@ _IRM_ISSUE29 = (
             "RBP)", keywords={"gain": "binary", "ties": "input"}, cutoff="none",
             parameter=("p", "p", 0.8), score_dtype=None, ties_reproducible=True,
             ties=_STABLE, refuse=_cwl_rbp, example="RBP(rel=1)", note=_cwl_rbp(None, {})),
+    # the pytrec_eval provider (trec_eval 9.0.8's m_set_*.c, float32 scores)
+    _Metric("set_p", ("SetP",), _IRM + "ir_measures/measures/set_measures.py, _SetP "
+            "(pytrec_eval set_P)", cutoff="none"),
+    _Metric("set_relative_p", ("SetRelP",), _IRM + "ir_measures/measures/set_measures.py, "
+            "SetP(relative=True) (pytrec_eval set_relative_P)", cutoff="none"),
+    _Metric("set_recall", ("SetR",), _IRM + "ir_measures/measures/set_measures.py, _SetR "
+            "(pytrec_eval set_recall)", cutoff="none"),
+    _Metric("set_f", ("SetF",), _IRM + "ir_measures/measures/set_measures.py, _SetF "
+            "(pytrec_eval set_F)", cutoff="none", parameter=("beta", "beta", 1.0)),
+    _Metric("set_map", ("SetAP",), _IRM + "ir_measures/measures/set_measures.py, _SetAP "
+            "(pytrec_eval set_map)", cutoff="none"),
     _Metric("judged", ("Judged",), _IRM + "ir_measures/providers/judged_provider.py",
             keywords={"ties": "item_asc"}, score_dtype=None, ties_reproducible=True,
             ties=_DOCID_ASC),
@@ -278,7 +298,8 @@ _add(_Preset(
                 "judged_only": lambda v: {"judged_only": bool(v)},
                 "gains": lambda v: {"gain": {int(g): float(x) for g, x in dict(v).items()}},
                 "provider": lambda v: {}, "measure": lambda v: {},
-                "alpha": lambda v: {}},  # alpha_nDCG's, checked by _ndeval_alpha
+                "alpha": lambda v: {},  # alpha_nDCG's, checked by _ndeval_alpha
+                "relative": lambda v: {}},  # SetP(relative=True): SetRelP (resolve.py)
     free=("relevance_level", "judged_only", "gain"), score_dtype="float32"))
 
 _RANX = "ranx 0.3.21, "

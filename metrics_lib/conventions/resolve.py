@@ -148,6 +148,9 @@ def _resolve(peer, name, options=None) -> dict:
     if preset.peer == "ir_measures" and entry.kind == "num_ret" and opts.get("rel") is not None:
         # NumRet(rel=r) counts the retrieved items of grade >= r: num_rel_ret
         entry = next(e for e in preset.metrics if e.kind == "num_rel_ret")
+    if preset.peer == "ir_measures" and entry.kind == "set_p" and opts.get("relative"):
+        # SetP(relative=True) is pytrec_eval's set_relative_P (ir-measures' SetRelP)
+        entry = next(e for e in preset.metrics if e.kind == "set_relative_p")
     metric, parameter = _metric_name(preset, entry, name, k, opts)
     keywords = {**preset.keywords, **entry.keywords}
     score_dtype = preset.score_dtype if entry.score_dtype == "preset" else entry.score_dtype
