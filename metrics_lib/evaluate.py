@@ -25,7 +25,7 @@ from ._validation import check_n_jobs
 from .batch.options import (TIES, _check_conventions, _check_options,
                             _refuse_expectation_combinations)
 from .batch.intents import check_intent_metrics
-from .batch.items import check_item_popularity
+from .batch.items import check_genre_data, check_item_popularity
 from .batch.pipeline import evaluate_frames
 from .batch.reading import _is_dask, _read_native
 from .batch.result import _result_frame  # noqa: F401  (kept importable from here)
@@ -75,7 +75,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
              score_threshold=None, residual_tail="unjudged",
              trec_eval_version=10, intent_col=None, item_popularity=None,
-             convention=None):
+             item_genres=None, history=None, rank_weights="equal", convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -510,11 +510,13 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
         no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
         candidates=candidates, score_threshold=score_threshold,
-        residual_tail=residual_tail,
+        residual_tail=residual_tail, rank_weights=rank_weights,
         trec_eval_version=trec_eval_version))
     _refuse_expectation_combinations(options)
     options["intent_col"] = check_intent_metrics(options["metrics"], intent_col)
     options["item_popularity"] = check_item_popularity(options["metrics"], item_popularity)
+    options["genre_data"] = check_genre_data(options["metrics"], item_genres, history,
+                                             user_col, item_col)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over
     # their numpy buffers (metrics_lib/_frames.py); the result goes back to

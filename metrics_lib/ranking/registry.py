@@ -109,11 +109,13 @@ class Metric:
         ``batch`` finds each judged item's relevant intents through the key
         that the grade column then holds (``metrics_lib/batch/intents.py``);
         ``per_list`` takes ``relevant`` as ``item -> {intent: grade}``.
-    item_data : {None, "popularity"}
+    item_data : {None, "popularity", "genres"}
         Data about items that the metric reads besides the judgements:
         ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
         finds each recommended row's in ``tables.rows``;
-        ``metrics_lib/batch/items.py``).
+        ``metrics_lib/batch/items.py``); ``"genres"``, ``item_genres=`` and
+        ``history=`` (the kernel finds each row's genre shares and each
+        user's history mix in ``options``; the same module).
     """
 
     name: str
