@@ -187,19 +187,27 @@ def test_other_backends(library):
                                   check_index_type=False, rtol=0, atol=TOL)
 
 
-def test_chunks_and_threads_do_not_change_the_values():
+def test_chunks_and_threads_do_not_change_the_values(monkeypatch):
+    """Chunks of a few users each, in one thread and in two: each chunk must read
+    its own rows and its own users' history mix."""
+    import importlib
+
+    chunks = importlib.import_module("metrics_lib.batch.chunks")
     recs, truth, hist, genres = _tables(9)
-    big = pd.concat([recs.assign(user=recs["user"] + 1000 * i) for i in range(400)])
-    judged = pd.concat([truth.assign(user=truth["user"] + 1000 * i) for i in range(400)])
-    past = pd.concat([hist.assign(user=hist["user"] + 1000 * i) for i in range(400)])
+    big = pd.concat([recs.assign(user=recs["user"] + 1000 * i) for i in range(20)])
+    judged = pd.concat([truth.assign(user=truth["user"] + 1000 * i) for i in range(20)])
+    past = pd.concat([hist.assign(user=hist["user"] + 1000 * i) for i in range(20)])
     names = ["miscalibration@4", "miscalibration"]
     keywords = dict(item_genres=genres, history=past, missing="zero", rank_weights="log")
-    one = evaluate(big, judged, names, **keywords)
-    two = evaluate(big, judged, names, n_jobs=2, **keywords)
-    pd.testing.assert_frame_equal(one, two, rtol=0, atol=0)
+    whole = evaluate(big, judged, names, **keywords)
+    monkeypatch.setattr(chunks, "_MIN_ROWS_PER_THREAD", 5)
+    monkeypatch.setattr(chunks, "_ROWS_PER_CHUNK", 37)
+    for n_jobs in (1, 2):
+        pd.testing.assert_frame_equal(evaluate(big, judged, names, n_jobs=n_jobs,
+                                               **keywords), whole, rtol=0, atol=0)
     small = evaluate(recs, truth, names, item_genres=genres, history=hist, missing="zero",
                      rank_weights="log")
-    np.testing.assert_array_equal(one.loc[small.index].to_numpy(), small.to_numpy())
+    np.testing.assert_array_equal(whole.loc[small.index].to_numpy(), small.to_numpy())
 
 
 def _refused(keywords, names=("miscalibration@3",)):
