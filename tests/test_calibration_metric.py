@@ -60,9 +60,9 @@ def _tables(seed, ids="int64"):
     genres["genre"] = "g" + genres["genre"].astype(str)
     for frame in (recs, truth, hist, genres):
         frame["item"] = _convert(frame["item"], ids)
-    if ids == "nullable":
+    if ids in ("nullable", "pyarrow"):  # the users too: matched with the history's
         for frame in (recs, truth, hist):
-            frame["user"] = frame["user"].astype("Int64")
+            frame["user"] = _convert(frame["user"], ids)
     return recs, truth, hist, genres.set_index("item")["genre"]
 
 
