@@ -280,8 +280,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``head_share`` of the total are the head). Ids of the kind of
         ``item_col``'s.
     item_genres : pandas Series, dict or None, default=None
-        The genres of each item, for ``"miscalibration@k"``
-        (:mod:`metrics_lib.ranking.calibration`), which needs it with
+        The genres of each item, for ``"miscalibration@k"`` (per list:
+        :func:`miscalibration`), which needs it with
         ``history``: a Series indexed by item id whose values are genres, one
         row per (item, genre) (``movies.explode("genres").set_index("item")
         ["genres"]``), each genre of an item an equal share of it; or a dict
