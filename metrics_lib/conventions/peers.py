@@ -54,7 +54,7 @@ class _Preset:
 _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
             "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
             "no_hit": "zero", "candidates": "all", "score_threshold": None,
-            "residual_tail": "unjudged",
+            "residual_tail": "unjudged", "rank_weights": "equal",
             "trec_eval_version": 10}
 
 _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
@@ -63,7 +63,7 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "judged_only": False, "precision_denominator": "k",
                   "recall_denominator": "relevant", "min_grade": None, "truncate": None,
                   "no_hit": "zero", "candidates": "all", "score_threshold": None,
-                  "residual_tail": "unjudged",
+                  "residual_tail": "unjudged", "rank_weights": "equal",
                   "trec_eval_version": 10}
 
 # trec_eval 9.0.8, the code pytrec_eval 0.5 compiles (its setup.py fetches the

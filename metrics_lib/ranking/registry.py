@@ -119,11 +119,13 @@ class Metric:
         ``batch`` finds each judged item's relevant intents through the key
         that the grade column then holds (``metrics_lib/batch/intents.py``);
         ``per_list`` takes ``relevant`` as ``item -> {intent: grade}``.
-    item_data : {None, "popularity"}
+    item_data : {None, "popularity", "genres"}
         Data about items that the metric reads besides the judgements:
         ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
         finds each recommended row's in ``tables.rows``;
-        ``metrics_lib/batch/items.py``).
+        ``metrics_lib/batch/items.py``); ``"genres"``, ``item_genres=`` and
+        ``history=`` (the kernel finds each row's genre shares and each
+        user's history mix in ``options``; the same module).
     """
 
     name: str
@@ -671,9 +673,13 @@ def _no_such_parameter(name, metric, key) -> str:
         return what + "; its parameters: " + ", ".join(
             f"{p.name} ({p.meaning}: {p.allowed()})" for p in metric.parameters)
     others = [(m.display_name, p) for m in metrics() for p in m.parameters if p.name == key]
-    if others:
-        return (what + f"; only {', '.join(sorted(n for n, _ in others))} take a "
-                f"{others[0][1].meaning} ({key}=...)")
+    if others:  # grouped by meaning: alpha is a redundancy intolerance or a smoothing
+        meanings = {}
+        for display, parameter in others:
+            meanings.setdefault(parameter.meaning, []).append(display)
+        return what + "; only " + " and ".join(
+            f"{', '.join(sorted(names))} take{'s' if len(names) == 1 else ''} a {meaning}"
+            for meaning, names in meanings.items()) + f" ({key}=...)"
     return what + "; the metrics with named parameters are " + ", ".join(
         _example_of(m, m.display_name) for m in metrics() if m.parameters)
 
