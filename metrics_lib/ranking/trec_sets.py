@@ -39,12 +39,13 @@ kernels are :meth:`metrics_lib._trec_kernels.TrecTable.set_measure` and
 
 from __future__ import annotations
 
-from .registry import Metric, TrecMeasure, register
+from .registry import Metric, Parameter, TrecMeasure, register
 
 
 def _set_batch(kind):
-    def batch(tables, k, options):  # k: set_f's beta (None: 1)
-        return tables.trec.measure(kind, k, options["relevance_level"])
+    def batch(tables, k, options):  # relative_p's k is its cut-off; set_f's beta, a parameter
+        param = options["parameters"]["beta"] if kind == "set_f" else k
+        return tables.trec.measure(kind, param, options["relevance_level"])
     return batch
 
 
@@ -69,8 +70,10 @@ register(Metric(
     trec_eval=(TrecMeasure("relative_P", "relative_p@{}",
                            (5, 10, 15, 20, 30, 100, 200, 500, 1000)),)))
 register(Metric(
-    name="set_f", aliases=("set_f",), batch=_set_batch("set_f"), cutoff="beta",
-    table="trec", trec_eval=(TrecMeasure("set_F", "set_f"),)))
+    name="set_f", aliases=("set_f",), batch=_set_batch("set_f"), cutoff="none",
+    table="trec", trec_eval=(TrecMeasure("set_F", "set_f"),),
+    parameters=(Parameter("beta", "[0, inf)", "weight of recall against precision",
+                          default=1.0),)))
 register(Metric(
     name="num_nonrel_judged_ret", aliases=("num_nonrel_judged_ret",),
     batch=_set_batch("num_nonrel_judged_ret"), cutoff="none", table="trec",
