@@ -69,6 +69,9 @@ class TrecTable:
         # RELVALUE_UNJUDGED): never relevant, never non-relevant.
         judged = hit_grades >= 0
         rows = hit_rows[judged]
+        # block-layout rows of the retrieved unjudged ones, for infAP
+        self.starts = starts
+        self.unjudged_rows = hit_rows[~judged]
         self.user = np.searchsorted(starts, rows, side="right") - 1
         self.pos = rows - starts[self.user] + 1
         self.grade = hit_grades[judged]

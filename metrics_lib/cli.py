@@ -287,8 +287,12 @@ def _cut_ranking(users, items, scores, max_docs):
     return np.sort(order[rank < max_docs])
 
 
-def _library_values(recs, t_users, t_items, t_grades, metrics, level):
-    """{library metric: per-user Series} from :func:`evaluate`."""
+def _library_values(recs, t_users, t_items, t_grades, metrics, level, unjudged):
+    """{library metric: per-user Series} from :func:`evaluate`.
+
+    ``unjudged``: (users, items) of the qrels' negative grades, "in the pool
+    but unjudged", given (as grade -1) to the metrics that read them (infAP).
+    """
     import pandas as pd
 
     from .evaluate import TIES, evaluate
@@ -301,6 +305,16 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     # graded metrics (NDCG) read the grades, the others relevant or not
     graded = [m for m in metrics if registry.get(registry.parse_metric(m)[0]).graded]
     binary = [m for m in metrics if m not in graded]
+    pooled = [m for m in binary if registry.get(registry.parse_metric(m)[0]).negative_grades]
+    binary = [m for m in binary if m not in pooled]
+    if pooled:  # judged: 0/1 as below; in the pool but unjudged: -1
+        truth = pd.DataFrame({"user": np.concatenate([t_users, unjudged[0]]),
+                              "item": np.concatenate([t_items, unjudged[1]]),
+                              "relevance": np.concatenate([
+                                  (t_grades >= level).astype(np.int64),
+                                  np.full(unjudged[0].size, -1, np.int64)])})
+        frame = evaluate(recs, truth, pooled, relevance_level=1, **common)
+        values.update({m: frame[m] for m in pooled})
     if binary:
         # relevant: grade >= -l (judged grades are >= 0, so -l <= 0 makes every
         # one relevant); a 0/1 mask, never grade arithmetic (-l can be -2**63)
@@ -449,7 +463,8 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
     metrics = sorted({metric for _, metric, _ in columns if metric not in _COUNTED_HERE})
     values = {}
     if metrics and t_users.size and users.size:
-        values = _library_values(recs, t_users, t_items, t_grades, metrics, level)
+        values = _library_values(recs, t_users, t_items, t_grades, metrics, level,
+                                 (q_users[~judged], q_items[~judged]))
     relevant = t_grades >= max(level, 0)
     n_rel = np.bincount(np.searchsorted(queries, t_users[relevant]), minlength=queries.size)
     table = {}

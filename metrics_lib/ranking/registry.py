@@ -100,6 +100,12 @@ class Metric:
         ``batch`` finds each judged item's relevant intents through the key
         that the grade column then holds (``metrics_lib/batch/intents.py``);
         ``per_list`` takes ``relevant`` as ``item -> {intent: grade}``.
+    negative_grades : bool
+        Whether ``evaluate`` lets a negative grade through to this metric:
+        trec_eval's "in the pool but unjudged" (``form_res_rels.c``,
+        ``RELVALUE_UNJUDGED``). ``evaluate`` refuses negative grades unless
+        every metric asked for declares this; the metric's docstring says
+        what such a grade does to it.
     """
 
     name: str
@@ -115,6 +121,7 @@ class Metric:
     check: Callable | None = None
     trec_eval: tuple = ()
     intents: bool = False
+    negative_grades: bool = False
 
     @property
     def display_name(self) -> str:

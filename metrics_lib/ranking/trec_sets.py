@@ -74,6 +74,6 @@ register(Metric(
 register(Metric(
     name="num_nonrel_judged_ret", aliases=("num_nonrel_judged_ret",),
     batch=_set_batch("num_nonrel_judged_ret"), cutoff="none", table="trec",
-    can_be_empty=False,
+    can_be_empty=False, negative_grades=True,
     trec_eval=(TrecMeasure("num_nonrel_judged_ret", "num_nonrel_judged_ret",
                            integer=True),)))
