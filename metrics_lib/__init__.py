@@ -125,6 +125,17 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         read_trec_qrels,
         read_trec_run,
     )
+    from .ranking.infap import infap
+    from .ranking.trec_sets import (
+        set_precision,
+        set_recall,
+        set_f,
+        set_map,
+        set_relative_precision,
+        relative_precision_at_k,
+        num_nonrel_judged_ret,
+        geometric_mean_bpref,
+    )
     from .trec_measures import (
         bpref,
         floored_geometric_mean,
@@ -205,6 +216,11 @@ _LAZY_MODULES = {
     ".conventions": ("PEERS", "convention_metrics", "convention_table", "describe_convention"),
     ".explain": ("Explanation", "explain_difference", "find_convention"),
     ".trec": ("read_trec_qrels", "read_trec_run"),
+    ".ranking.infap": ("infap",),
+    ".ranking.trec_sets": (
+        "set_precision", "set_recall", "set_f", "set_map", "set_relative_precision",
+        "relative_precision_at_k", "num_nonrel_judged_ret", "geometric_mean_bpref",
+    ),
     ".trec_measures": (
         "bpref", "floored_geometric_mean", "geometric_mean_average_precision",
         "interpolated_precision", "r_precision"
@@ -307,11 +323,21 @@ __all__ = [
     # one ranked list: trec_eval's other standard measures
     "r_precision",
     "bpref",
+    "infap",
     "interpolated_precision",
+    # one ranked list: trec_eval's set measures
+    "set_precision",
+    "set_recall",
+    "set_f",
+    "set_map",
+    "set_relative_precision",
+    "relative_precision_at_k",
+    "num_nonrel_judged_ret",
     # many users
     "mean_reciprocal_rank",
     "mean_average_precision",
     "geometric_mean_average_precision",
+    "geometric_mean_bpref",
     "floored_geometric_mean",
     # one answer per query
     "mean_rank",

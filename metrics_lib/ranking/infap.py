@@ -117,7 +117,7 @@ def infap(recommended, relevant, *, relevance_level=1, empty="zero", scores=None
 
     Examples
     --------
-    >>> from metrics_lib.ranking.infap import infap
+    >>> from metrics_lib import infap
     >>> infap(["a", "b", "c"], {"a": 1, "b": 0, "c": 1})  # complete: AP, (1 + 2/3) / 2
     0.8333333333333333
     >>> # "x" is unpooled (a 0 in the estimate), "u" pooled but unjudged: "a" adds
