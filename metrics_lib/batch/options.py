@@ -65,9 +65,6 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
         refuse_unsupported(ties, kind, ideal=ideal, name=name)
     return {
         "metrics": parsed,
-        # negative grades ("in the pool but unjudged") reach only the metrics
-        # that declare what they do with them
-        "negative_grades": all(registry.get(kind).negative_grades for _, kind, _ in parsed),
         "relevance_level": check_relevance_level(relevance_level),
         "denominator": check_choice("denominator", denominator, AP_DENOMINATORS),
         "gain": check_gain(gain, GAINS),

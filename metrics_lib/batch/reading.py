@@ -124,15 +124,15 @@ def check_grades(column, options, **keywords) -> np.ndarray:
     (``form_res_rels.c``); only the metrics that declare ``negative_grades``
     in the registry say what it does to them, so any other metric refuses it.
     """
-    if options.get("negative_grades"):
+    from ..ranking import registry
+
+    if all(registry.get(kind).negative_grades for _, kind, _ in options["metrics"]):
         return check_value_column("truth", column, **keywords)
     try:
         return check_value_column("truth", column, minimum=0.0, **keywords)
     except ValueError as error:
         if "must be >= 0" not in str(error):
             raise
-        from ..ranking import registry
-
         readers = ", ".join(sorted(metric.display_name for metric in registry.metrics()
                                    if metric.negative_grades))
         raise ValueError(f"{error}; a negative grade (trec_eval's 'in the pool but "

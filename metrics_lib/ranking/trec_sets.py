@@ -101,6 +101,10 @@ def set_precision(recommended, relevant, *, relevance_level=1):
     trec_eval 10.0 ``m_set_P.c`` (``te_calc_set_P``); ``evaluate(...,
     ["set_p"])`` computes it for a table of users.
 
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_set_P.c``, https://github.com/usnistgov/trec_eval
+
     Examples
     --------
     >>> from metrics_lib import set_precision
@@ -140,6 +144,10 @@ def set_recall(recommended, relevant, *, relevance_level=1, empty="zero"):
     Notes
     -----
     trec_eval 10.0 ``m_set_recall.c``; ``evaluate(..., ["set_recall"])``.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_set_recall.c``, https://github.com/usnistgov/trec_eval
 
     Examples
     --------
@@ -182,6 +190,10 @@ def set_map(recommended, relevant, *, relevance_level=1, empty="zero"):
     -----
     trec_eval 10.0 ``m_set_map.c`` (the same double operations:
     ``h * h / (N * R)``); ``evaluate(..., ["set_map"])``.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_set_map.c``, https://github.com/usnistgov/trec_eval
 
     Examples
     --------
@@ -226,6 +238,10 @@ def set_relative_precision(recommended, relevant, *, relevance_level=1, empty="z
     Notes
     -----
     trec_eval 10.0 ``m_set_rel_P.c``; ``evaluate(..., ["set_relative_p"])``.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_set_rel_P.c``, https://github.com/usnistgov/trec_eval
 
     Examples
     --------
@@ -288,6 +304,10 @@ def set_f(recommended, relevant, *, beta=1.0, relevance_level=1, empty="zero"):
     denominator, where van Rijsbergen's F-beta multiplies it by
     ``beta ** 2``: ``set_F.2`` is not the usual F2.
 
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_set_F.c``, https://github.com/usnistgov/trec_eval
+
     Examples
     --------
     >>> from metrics_lib import set_f
@@ -342,6 +362,10 @@ def relative_precision_at_k(recommended, relevant, k, *, relevance_level=1,
     -----
     trec_eval 10.0 ``m_rel_P.c`` (default cut-offs 5, 10, 15, 20, 30, 100,
     200, 500, 1000); ``evaluate(..., ["relative_p@10"])``.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_rel_P.c``, https://github.com/usnistgov/trec_eval
 
     Examples
     --------
@@ -402,6 +426,10 @@ def num_nonrel_judged_ret(recommended, relevant, *, relevance_level=1):
     trec_eval 10.0 ``m_num_nonrel_judged_ret.c``, whose summary line is the
     sum over queries, not the mean; ``evaluate(..., ["num_nonrel_judged_ret"])``.
 
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_num_nonrel_judged_ret.c``, https://github.com/usnistgov/trec_eval
+
     Examples
     --------
     >>> from metrics_lib import num_nonrel_judged_ret
@@ -446,6 +474,12 @@ def geometric_mean_bpref(recommended_lists, relevant_lists, *, relevance_level=1
     trec_eval 10.0 ``m_gm_bpref.c`` and ``meas_avg.c``
     (``te_calc_avg_meas_s_gm``). For a table of users use
     ``floored_geometric_mean(evaluate(recs, truth, "bpref", empty="zero")["bpref"])``.
+
+    References
+    ----------
+    .. [1] Buckley and Voorhees, "Retrieval Evaluation with Incomplete
+       Information", SIGIR 2004.
+    .. [2] trec_eval 10.0, ``m_gm_bpref.c``, https://github.com/usnistgov/trec_eval
 
     Examples
     --------
