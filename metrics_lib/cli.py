@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Measures: official, all_trec, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall[.0.1,...], "
                "P[.5,10,...], recall[.K,...], ndcg, ndcg_cut[.K,...], map_cut[.K,...], "
-               "success[.K,...], gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
+               "success[.K,...], infAP, gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
                "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret; bare P, recall, "
                "ndcg_cut, map_cut and relative_P mean the cut-offs "
                "5,10,15,20,30,100,200,500,1000 as in trec_eval. As in trec_eval, a "

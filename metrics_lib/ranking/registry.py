@@ -235,6 +235,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         trec_eval's set measures: ``set_p``, ``set_recall``, ``set_map``,
         ``num_nonrel_judged_ret`` and ``set_f`` (``set_f(beta=0.5)``, beta
         1 by default, returned as ``k``; ``None`` when not written).
+        ``infap``: inferred AP (trec_eval's ``infAP``), which reads negative
+        grades as "in the pool but unjudged".
         Intent-aware metrics, which need ``evaluate(..., intent_col=...)``
         and a cut-off: ``alpha_ndcg@k``, ``err_ia@k``, ``p_ia@k``,
         ``s_recall@k`` (``strec@k``, ndeval's name).
