@@ -48,7 +48,7 @@ needs_binary = pytest.mark.skipif(
 CUT_MEASURES = ("P", "recall", "ndcg_cut", "map_cut", "success", "relative_P")
 PLAIN_MEASURES = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
                   "Rprec", "bpref", "recip_rank", "ndcg", "set_P", "set_recall", "set_map",
-                  "set_F", "set_relative_P", "gm_bpref", "num_nonrel_judged_ret")
+                  "set_F", "set_relative_P", "gm_bpref", "num_nonrel_judged_ret", "infAP")
 CUTOFF_SPELLINGS = ("1", "2", "3", "5", "10", "20", "100", "5.0", "5.9", "05", "+5", "3abc",
                     "0", "-2", "", "1000", "1_0", "2_5")
 LEVEL_SPELLINGS = ("0", "0.1", "0.25", ".5", "0.5", "0.50", "0.555", "0.333333", "1", "1.0",
