@@ -11,9 +11,17 @@ from docutils.parsers.rst import Directive
 from sphinx import addnodes
 
 _PARAMETER = {"optional": "@k (optional)", "required": "@k", "none": "none",
-              "level": "a recall level in [0, 1]",
-              "persistence": "(p=...), a persistence in (0, 1)",
-              "beta": "(beta=...) (optional), a weight >= 0, default 1"}
+              "level": "a recall level in [0, 1]", "persistence": "none"}
+
+
+def _parameters(metric) -> str:
+    """The cut-off and the named parameters (registry.Parameter) of ``metric``'s names."""
+    named = [f"({p.name}=...)" + (" (optional)" if p.default is not None else "")
+             + f", {p.meaning} in {p.interval}"
+             + ("" if p.default is None else f", default {p.default:g}")
+             for p in metric.parameters]
+    cut = _PARAMETER[metric.cutoff]
+    return "; ".join(named + ([] if cut == "none" and named else [cut]))
 
 
 def _codes(words) -> list:
@@ -35,11 +43,13 @@ def _function(function) -> list:
 
 
 def _cells(metric) -> list[list]:
-    return [_codes(metric.aliases), [nodes.Text(_PARAMETER[metric.cutoff])],
+    return [_codes(metric.aliases), [nodes.Text(_parameters(metric))],
             _codes(measure.name for measure in metric.trec_eval),
             _function(metric.per_list),
-            # the intent metrics read a column of their own (intent_col=)
-            _codes(metric.keywords + (("intent_col",) if metric.intents else ()))]
+            # the intent metrics read a column of their own (intent_col=), the
+            # popularity-bias ones a table (item_popularity=)
+            _codes(metric.keywords + (("intent_col",) if metric.intents else ())
+                   + (("item_popularity",) if metric.item_data == "popularity" else ()))]
 
 
 def _row(cells) -> nodes.row:

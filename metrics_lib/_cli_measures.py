@@ -73,7 +73,7 @@ def _mark_measures(specs):
     stops trec_eval with exit 1); a nickname marks its measures; an unknown
     name stops with exit 1, unless :func:`evaluate` takes it (``ndcg@10``):
     such names come back apart. Returns (marked names, [(name, params)],
-    notes, [(column, kind, k)] of evaluate's names in command line order).
+    notes, [(column, kind, k, canonical)] of evaluate's names in command line order).
     """
     marked, arguments, notes, extras = set(), [], [], []
     for spec in specs:
@@ -103,8 +103,8 @@ class _Extra(tuple):
     """(kind, k) of a measure named in :func:`evaluate`'s grammar, not trec_eval's."""
 
 
-def _library_names(spec: str) -> list[tuple[str, str, object]]:
-    """[(column, kind, k)] of a ``-m`` that trec_eval refuses but evaluate takes.
+def _library_names(spec: str) -> list[tuple[str, str, object, str]]:
+    """[(column, kind, k, canonical)] of a ``-m`` that trec_eval refuses but evaluate takes.
 
     trec_eval stops with exit 1 on such a name (``ndcg@10``, ``p@5``,
     ``ndcg_cut_10``); here it is computed by the same registry entry as the
@@ -112,7 +112,8 @@ def _library_names(spec: str) -> list[tuple[str, str, object]]:
     both grammars, it stops with exit 1 and the closest names of both.
     """
     try:
-        columns = registry.expand_metric(spec)
+        columns = [(column, name.kind, name.k, name.canonical)
+                   for column, name in registry.expand_metric_names(spec)]
     except ValueError as error:  # its message offers the closest names of both
         raise _Refused(f"trec_eval: illegal measure '{spec}' (neither trec_eval's, "
                        f"offered here: {_offered()}; nor evaluate's: {error})", 1) from None
@@ -178,8 +179,8 @@ def _parse_measures(specs) -> tuple[dict[str, tuple | None], list[str]]:
         else:
             chosen[name] = _cutoffs(name, params,
                                     _atof if name == "iprec_at_recall" else _atol)
-    for column, kind, k in extras:  # after trec_eval's, in command line order
-        chosen.setdefault(column, _Extra((kind, k)))
+    for column, kind, k, canonical in extras:  # after trec_eval's, in command line order
+        chosen.setdefault(column, _Extra((kind, k, canonical)))
     return chosen, notes
 
 
@@ -244,17 +245,18 @@ def _columns(measures) -> list[tuple[str, str, float | None]]:
     return out
 
 
-def _library_metric(kind: str, k) -> tuple[str, float | None]:
+def _library_metric(kind: str, k, canonical: str) -> tuple[str, float | None]:
     """(library metric, recall level or None) for evaluate's (kind, k).
 
     The trec_eval measure's own library name where the metric declares one
     of that shape (``("ndcg", 10)`` -> ``ndcg@10``, as ``ndcg_cut.10``), so
-    both spellings are one computation.
+    both spellings are one computation; else the canonical name, which keeps
+    the named parameters (``rbp(p=0.8)``, ``alpha_ndcg(alpha=0.3)@10``).
     """
     metric = registry.get(kind)
     if metric.cutoff == "level":
         return _iprec_names([k])[0][1:]
     for measure in metric.trec_eval:
-        if (k is None) != ("{}" in measure.library):
+        if not metric.parameters and (k is None) != ("{}" in measure.library):
             return measure.library.format(k), None
-    return metric.display_name + ("" if k is None else f"@{k}"), None
+    return canonical, None

@@ -99,6 +99,11 @@ def refuse_unsupported(mode: str, kind: str, *, ideal: str = "judged",
 EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal",
                     "log_base", "empty", "missing", "ties", "tie_first", "unjudged",
                     "gain_levels",
+                    # the named parameters (rbp(p=0.8)): these modes support no
+                    # metric that declares one (refuse_unsupported refuses it first)
+                    "metric_parameters",
+                    # read by arp and aplt only, which these modes refuse
+                    "item_popularity",
                     # evaluate cuts the truth to the listed items before these
                     # kernels run (batch/scoring.py, _score_chunk), so they see the right |R|
                     "candidates",

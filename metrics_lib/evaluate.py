@@ -25,6 +25,7 @@ from ._validation import check_n_jobs
 from .batch.options import (TIES, _check_conventions, _check_options,
                             _refuse_expectation_combinations)
 from .batch.intents import check_intent_metrics
+from .batch.items import check_item_popularity
 from .batch.pipeline import evaluate_frames
 from .batch.reading import _is_dask, _read_native
 from .batch.result import _result_frame  # noqa: F401  (kept importable from here)
@@ -73,7 +74,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              recall_denominator="relevant", min_grade=None, judged_only=False,
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
              score_threshold=None, residual_tail="unjudged",
-             trec_eval_version=10, intent_col=None, convention=None):
+             trec_eval_version=10, intent_col=None, item_popularity=None,
+             convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -106,7 +108,12 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``"judged@10"`` (:func:`judged_at_k`). Intents and diversity, with
         ``intent_col=``: ``"alpha_ndcg@10"``, ``"err_ia@10"``, ``"p_ia@10"``,
         ``"s_recall@10"`` (:func:`alpha_ndcg_at_k`, ...; the cut-off is
-        required). The names become the result's columns.
+        required; ``"alpha_ndcg(alpha=0.25)@10"`` and ``"err_ia(alpha=...)@10"``
+        set alpha, 0.5 by default). Popularity bias, with ``item_popularity=``:
+        ``"arp@10"`` and ``"aplt@10"`` (``"aplt(head_share=0.8)@10"``). The
+        names, as written, become the
+        result's columns (``"alpha_ndcg@10"`` and ``"alpha_ndcg(alpha=0.5)@10"``
+        are two columns of equal values).
     user_col, item_col : str, default="user", "item"
         Id columns, present in both tables. Ids of one column are integers
         (any numpy, nullable or pyarrow integer dtype, or Python ints in an
@@ -261,6 +268,18 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``relevance_level``. Those metrics are evaluated in a call of their
         own (a truth by intent is not one by item); ``ties="item_asc"`` is
         pyndeval's order of equal scores.
+    item_popularity : pandas Series, dict or None, default=None
+        The popularity of each item, item id -> a number >= 0, for the
+        popularity-bias metrics ``"arp@k"`` (average recommendation
+        popularity) and ``"aplt@k"`` (long-tail share; ``"aplt(head_share=
+        0.8)@k"``), which need it (:mod:`metrics_lib.ranking.popularity_bias`).
+        It is given, not computed: from the training interactions,
+        ``train.groupby("item").size()`` counts interactions (Abdollahpouri
+        et al.; RecBole) and ``train.groupby("item")["user"].nunique()``
+        distinct users (Elliot). An item absent from it has popularity 0;
+        the long tail is cut from its values (the items holding
+        ``head_share`` of the total are the head). Ids of the kind of
+        ``item_col``'s.
     trec_eval_version : {10, 9}, default=10
         The version of trec_eval whose arithmetic ``iprec_at_recall`` follows:
         10.0 targets the ``lround(p * R)``-th relevant item, 9.0.8 (which
@@ -500,6 +519,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         trec_eval_version=trec_eval_version))
     _refuse_expectation_combinations(options)
     options["intent_col"] = check_intent_metrics(options["metrics"], intent_col)
+    options["item_popularity"] = check_item_popularity(options["metrics"], item_popularity)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over
     # their numpy buffers (metrics_lib/_frames.py); the result goes back to

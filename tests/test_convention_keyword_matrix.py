@@ -43,6 +43,9 @@ EXTRA_VALUES = {
     # names a truth column by intent, read by the intent metrics only
     # (tests/test_intent_metrics.py), which a call with another metric refuses
     "intent_col": (),
+    # a table of item popularity, read by arp and aplt only
+    # (tests/test_popularity_metrics.py), which a call with another metric refuses
+    "item_popularity": (),
 }
 # Keywords whose values are a closed list: the list, read from the code.
 CHOICES = {

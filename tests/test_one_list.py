@@ -125,46 +125,25 @@ def test_keyboard_keeps_focus(tmp_path):
     control they used (or, after a removal, the next item's), not back at the page top,
     and the table follows the edit. Served with today's _static/one-list.js."""
     _need_build()
-    import functools
-    import http.server
-    import threading
-
-    import check_book
-    from playwright.sync_api import sync_playwright
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     order = "() => [...document.querySelectorAll('.one-list-items code')].map(c => c.textContent)"
     ndcg = ("() => document.querySelector('.one-list-table tbody tr')"
             ".querySelectorAll('td')[4].firstChild.textContent")
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
-                                         args=["--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1366, "height": 900})
-            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
-                path=str(SCRIPT), content_type="text/javascript"))
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
-                      wait_until="load")
-            page.focus('[aria-label="move down d1"]')
-            page.keyboard.press("Enter")
-            page.keyboard.press("Enter")
-            moved = (page.evaluate(order), page.evaluate(ACTIVE))
-            before = page.evaluate(ndcg)
-            page.focus('[aria-label="grade of d3"]')
-            page.keyboard.press("ArrowDown")  # grade 1 -> 2
-            graded = (page.evaluate(ACTIVE), page.evaluate(ndcg))
-            page.focus('[aria-label="score of d4"]')
-            page.keyboard.press("Tab")
-            tabbed = page.evaluate(ACTIVE)
-            page.focus('[aria-label="remove d4"]')
-            page.keyboard.press("Space")
-            removed = (page.evaluate(order), page.evaluate(ACTIVE))
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with one_list_check.served_page(HTML, script=SCRIPT,
+                                    viewport={"width": 1366, "height": 900}) as (page, _):
+        page.focus('[aria-label="move down d1"]')
+        page.keyboard.press("Enter")
+        page.keyboard.press("Enter")
+        moved = (page.evaluate(order), page.evaluate(ACTIVE))
+        before = page.evaluate(ndcg)
+        page.focus('[aria-label="grade of d3"]')
+        page.keyboard.press("ArrowDown")  # grade 1 -> 2
+        graded = (page.evaluate(ACTIVE), page.evaluate(ndcg))
+        page.focus('[aria-label="score of d4"]')
+        page.keyboard.press("Tab")
+        tabbed = page.evaluate(ACTIVE)
+        page.focus('[aria-label="remove d4"]')
+        page.keyboard.press("Space")
+        removed = (page.evaluate(order), page.evaluate(ACTIVE))
     assert moved == (["d2", "d10", "d1", "d3", "d4", "d5"], "move down d1")
     assert graded[0] == "grade of d3" and graded[1] != before
     assert tabbed == "grade of d4"
@@ -174,34 +153,12 @@ def test_keyboard_keeps_focus(tmp_path):
 def _page_causes(cases):
     """OneList.causes of (peer, kind, list) cases against trec_eval, in the browser, with
     today's _static/one-list.js."""
-    import functools
-    import http.server
-    import threading
-
-    import check_book
-    from playwright.sync_api import sync_playwright
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
-                                         args=["--no-sandbox", "--disable-gpu"])
-            page = browser.new_page()
-            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
-                path=str(SCRIPT), content_type="text/javascript"))
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
-                      wait_until="load")
-            out = page.evaluate("""(cases) => {
-              const data = JSON.parse(document.getElementById('one-list-data').textContent);
-              return cases.map(([peer, kind, c]) => OneList.causes(kind, c.items, c.missing,
-                c.k, data.presets[peer].metrics[kind], data.presets.trec_eval.metrics[kind]));
-            }""", cases)
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with one_list_check.served_page(HTML, script=SCRIPT) as (page, _):
+        out = page.evaluate("""(cases) => {
+          const data = JSON.parse(document.getElementById('one-list-data').textContent);
+          return cases.map(([peer, kind, c]) => OneList.causes(kind, c.items, c.missing,
+            c.k, data.presets[peer].metrics[kind], data.presets.trec_eval.metrics[kind]));
+        }""", cases)
     return out
 
 
@@ -242,33 +199,11 @@ def test_editor_refuses_a_score_float32_cannot_hold():
     metrics_lib refuses (a non-finite score): the editor keeps the old score, as for text
     that is not a number, instead of showing values no reference checks."""
     _need_build()
-    import functools
-    import http.server
-    import threading
-
-    import check_book
-    from playwright.sync_api import sync_playwright
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(HTML)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
-                                         args=["--no-sandbox", "--disable-gpu"])
-            page = browser.new_page()
-            page.route("**/_static/one-list.js*", lambda route: route.fulfill(
-                path=str(SCRIPT), content_type="text/javascript"))
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
-                      wait_until="load")
-            field = page.locator('[aria-label="score of d1"]')
-            shown = []
-            for text in ("1e39", "-4e38", "", "2.5"):
-                field.fill(text)
-                field.dispatch_event("change")
-                shown.append(field.input_value())
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with one_list_check.served_page(HTML, script=SCRIPT) as (page, _):
+        field = page.locator('[aria-label="score of d1"]')
+        shown = []
+        for text in ("1e39", "-4e38", "", "2.5"):
+            field.fill(text)
+            field.dispatch_event("change")
+            shown.append(field.input_value())
     assert shown == ["0.9", "0.9", "0.9", "2.5"]

@@ -13,18 +13,21 @@ import re
 import pytest
 
 import metrics_lib
+import metrics_lib.beyond as beyond
 import metrics_lib.ranking as ranking
 from metrics_lib.ranking._docstrings import PARAMETERS, shared_parameters
 
 
 def _ranking_functions():
-    for info in pkgutil.iter_modules(ranking.__path__):
-        if info.name == "_docstrings":
-            continue
-        module = importlib.import_module(f"metrics_lib.ranking.{info.name}")
-        for name, value in vars(module).items():
-            if inspect.isfunction(value) and value.__module__ == module.__name__:
-                yield f"{module.__name__}.{name}", value
+    """Every function of the packages that use the shared blocks (ranking/, beyond/)."""
+    for package in (ranking, beyond):
+        for info in pkgutil.iter_modules(package.__path__):
+            if info.name == "_docstrings":
+                continue
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for name, value in vars(module).items():
+                if inspect.isfunction(value) and value.__module__ == module.__name__:
+                    yield f"{module.__name__}.{name}", value
 
 
 def test_no_placeholder_is_left_in_any_docstring():

@@ -18,6 +18,7 @@ build exists, and on copies of the script with a planted bug, which must fail.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import http.server
 import random
@@ -94,6 +95,41 @@ def compare(cases, want: dict, got: dict) -> list[str]:
     return bad
 
 
+@contextlib.contextmanager
+def served_page(html_dir, *, script=None, viewport=None):
+    """The built book/one_list.html open in headless Chromium, served from ``html_dir``.
+
+    ``script``: a file served in place of _static/one-list.js (a planted bug, or the
+    source copy); ``viewport``: ``{"width": ..., "height": ...}`` (Chromium's default
+    otherwise). Yields ``(page, errors)``, errors being the page's script errors.
+    """
+    import check_book  # the browser and the quiet server of the book's test
+    from playwright.sync_api import sync_playwright
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(html_dir)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = browser.new_page(**({"viewport": viewport} if viewport else {}))
+                errors = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                if script:
+                    page.route("**/_static/one-list.js*", lambda route: route.fulfill(
+                        path=str(script), content_type="text/javascript"))
+                page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
+                          wait_until="load")
+                yield page, errors
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html_dir", nargs="?", default=str(ROOT / "_build" / "html"))
@@ -102,9 +138,6 @@ def main(argv=None) -> int:
     parser.add_argument("--script", help="serve this file as _static/one-list.js (to see "
                         "the check fail on a changed copy)")
     args = parser.parse_args(argv)
-    import check_book  # the browser and the quiet server of the book's test
-    from playwright.sync_api import sync_playwright
-
     html_dir = Path(args.html_dir).resolve()
     page_path = html_dir / "book" / "one_list.html"
     if not page_path.exists():
@@ -112,28 +145,11 @@ def main(argv=None) -> int:
         return 1
     cases = random_cases(args.cases, args.seed)
     want = expected(cases)
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(check_book._QuietHandler, directory=str(html_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=check_book.CHROMIUM, headless=True,
-                                         args=["--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1366, "height": 900})
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            if args.script:
-                page.route("**/_static/one-list.js*", lambda route: route.fulfill(
-                    path=args.script, content_type="text/javascript"))
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/book/one_list.html",
-                      wait_until="load")
-            pairs = list(want)
-            values = page.evaluate(PAGE_VALUES, [cases, [list(p) for p in pairs]])
-            state = page.evaluate(PAGE_STATE)
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served_page(html_dir, script=args.script,
+                     viewport={"width": 1366, "height": 900}) as (page, errors):
+        pairs = list(want)
+        values = page.evaluate(PAGE_VALUES, [cases, [list(p) for p in pairs]])
+        state = page.evaluate(PAGE_STATE)
     got = dict(zip(pairs, values))
     bad = compare(cases, want, got)
     if not state["widget"] or state["rows"] != len(one_list.payload()):

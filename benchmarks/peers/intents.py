@@ -11,8 +11,10 @@ It writes a seeded random run and qrels by subtopic (ndeval's format,
 level, pyndeval's ``alpha-nDCG@k``, ``ERR-IA@k``, ``P-IA@k`` and ``strec@k``
 (alpha = 0.5; ir-measures 0.4.3 gets its ``alpha_nDCG``, ``ERR_IA``,
 ``P_IA`` and ``StRecall`` from the same calls,
-``ir_measures/providers/pyndeval_provider.py``).
-``tests/test_intent_metrics.py`` reads the files. The data has what real
+``ir_measures/providers/pyndeval_provider.py``), and in
+``ndeval_alpha.csv`` alpha-nDCG and ERR-IA with other alphas.
+``tests/test_intent_metrics.py`` and ``tests/test_metric_parameters.py``
+read the files. The data has what real
 runs have: tied scores (pyndeval orders them by docno ascending,
 ``pyndeval/__init__.py``, ``_coerce_run_iter``), graded judgements 0 to 3
 (pyndeval keeps ``relevance >= relevance_level``), one to six subtopics per
@@ -83,6 +85,30 @@ def main() -> None:
                 for name in names:
                     measure, k = name.split("@")
                     writer.writerow([user, level, measure, k, repr(values[name])])
+    other_alphas(ndeval_run, ndeval_qrels)
+
+
+# alpha_ndcg(alpha=...)@k and err_ia(alpha=...)@k: ndeval's -alpha (pyndeval's
+# alpha=, set by _pyndeval.set_global_alpha_beta before each evaluation)
+ALPHAS = (0.25, 0.75, 1.0)
+ALPHA_KS = (3, 10, 20)  # not 1: ndeval's ERR-IA@1 skips its normalisation
+
+
+def other_alphas(ndeval_run, ndeval_qrels) -> None:
+    """``ndeval_alpha.csv``: alpha-nDCG@k and ERR-IA@k at relevance level 1, other alphas."""
+    import pyndeval
+
+    names = [f"{m}@{k}" for m in ("alpha-nDCG", "ERR-IA") for k in ALPHA_KS]
+    with open(OUT / "ndeval_alpha.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["user", "alpha", "measure", "k", "value"])
+        for alpha in ALPHAS:
+            evaluator = pyndeval.RelevanceEvaluator(ndeval_qrels, names, alpha=alpha)
+            for user, values in sorted(evaluator.evaluate(ndeval_run).items(),
+                                       key=lambda kv: int(kv[0])):
+                for name in names:
+                    measure, k = name.split("@")
+                    writer.writerow([user, alpha, measure, k, repr(values[name])])
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ NO_HIT_POLICIES = ("zero", "nan")
 RESIDUAL_TAILS = ("unjudged", "always")
 
 
-def _parse_metrics(metrics) -> list[tuple[str, str, int | None]]:
+def _parse_metrics(metrics) -> tuple[list[tuple[str, str, int | None]], dict]:
+    """``[(column, kind, k)]`` and each column's named parameters (``rbp(p=0.8)``)."""
     if isinstance(metrics, str):
         metrics = [metrics]
     try:
@@ -47,24 +48,27 @@ def _parse_metrics(metrics) -> list[tuple[str, str, int | None]]:
                         f"{type(metrics).__name__}") from None
     if not names:
         raise ValueError("metrics is empty: name at least one metric")
-    parsed, seen = [], set()
+    parsed, parameters = [], {}
     for written in names:
         # trec_eval's map_cut.5,10 is two columns (registry.expand_metric)
-        for name, kind, k in registry.expand_metric(written):
-            if name in seen:
+        for name, metric in registry.expand_metric_names(written):
+            if name in parameters:
                 raise ValueError(f"metric {show(name)} is listed twice")
-            seen.add(name)
-            parsed.append((name, kind, k))
-    return parsed
+            parameters[name] = metric.parameters
+            parsed.append((name, metric.kind, metric.k))
+    return parsed, parameters
 
 
 def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
                    empty, missing, ties) -> dict:
-    parsed = _parse_metrics(metrics)
+    parsed, parameters = _parse_metrics(metrics)
     for name, kind, _ in parsed:
         refuse_unsupported(ties, kind, ideal=ideal, name=name)
     return {
         "metrics": parsed,
+        # column -> its named parameters; each kernel sees its own as
+        # options["parameters"] (batch/scoring.py)
+        "metric_parameters": parameters,
         "relevance_level": check_relevance_level(relevance_level),
         "denominator": check_choice("denominator", denominator, AP_DENOMINATORS),
         "gain": check_gain(gain, GAINS),

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..ranking import registry
 from .intents import fold_intents
+from .items import popularity_rows
 from .keys import item_keys, rank_lists
 from .reading import check_grades, read_tables
 from .result import raise_duplicates, result_table
@@ -62,6 +63,7 @@ def evaluate_frames(recommendations, truth, options, *, user_col, item_col,
     rec_keys, options = rank_lists(rec_keys, values, order, lengths, options,
                                    item_kind=item_kind, decode=decode_item,
                                    descending=rank_col is None)
+    options = popularity_rows(options, rec_keys, decode_item, item_kind)
     del values, order
     # 4. Join and per-user values, by contiguous chunks of users (one per
     #    thread).

@@ -32,7 +32,10 @@ class ChunkTables(NamedTuple):
     them into gains (``binary`` itself when they do not); ``trec``: the table
     of trec_eval's whole-list measures (:class:`TrecTable`, ``None`` unless a
     metric reads it); ``gain``: the gain that applies to ``graded``;
-    ``truncated``: whether ``truncate=`` cut the lists.
+    ``truncated``: whether ``truncate=`` cut the lists; ``rows``: the
+    chunk's recommended rows before any cut, as ``(lengths, popularity)``
+    (each user's number of rows, and each row's item popularity in rank
+    order), when a metric reads ``item_popularity=`` (else ``None``).
     """
 
     binary: UserTable
@@ -40,6 +43,7 @@ class ChunkTables(NamedTuple):
     trec: TrecTable | None
     gain: object
     truncated: bool
+    rows: tuple | None = None
 
 
 def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
@@ -82,6 +86,9 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
                 out["values"][name] = groups.measure(mode, kind, k, options)
             return out
         hit_rows, hit_grades = reorder_hits(first, hit_rows, hit_grades, mode)
+    rows = None
+    if "popularity_rows" in options:  # item data of every row, before any cut
+        rows = (lengths, options["popularity_rows"][row_offset:row_offset + rec_keys.size])
     truncate = options["truncate"]
     if options["judged_only"] or truncate is not None:
         lengths, hit_rows, hit_grades = _reshape_lists(
@@ -102,9 +109,10 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
             if any(metric.table == "trec" for _, metric, _ in metrics) else None)
     del hit_rows, hit_grades
     tables = ChunkTables(binary=table, graded=gain_table, trec=trec, gain=gain,
-                         truncated=truncate is not None)
+                         truncated=truncate is not None, rows=rows)
     for name, metric, k in metrics:  # each metric's batch kernel (its module)
-        out["values"][name] = metric.batch(tables, k, options)
+        own = dict(options, parameters=options["metric_parameters"][name])
+        out["values"][name] = metric.batch(tables, k, own)
     return out
 
 

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..ranking._docstrings import shared_parameters
 from .._validation import (check_choice, check_k, check_real, check_recommended,
                            check_same_kind, show)
 from ._long import as_result, check_ranks, check_unique_pairs, read_table, shared_codes
@@ -88,6 +89,7 @@ def _one_list(recommended, interactions, k, popularity, head, head_share):
     return float(arp[0]), float(aplt[0])
 
 
+@shared_parameters
 def average_recommendation_popularity(recommended, interactions, *,
                                       popularity="interactions", k=None):
     """Average recommendation popularity (ARP) of one list: the mean training
@@ -104,14 +106,8 @@ def average_recommendation_popularity(recommended, interactions, *,
     ----------
     recommended : sequence
         One user's ranked list of item ids.
-    interactions : sequence of (user, item) pairs, or array of shape (n, 2)
-        The training interactions that define popularity.
-    popularity : {"interactions", "users"}, default="interactions"
-        :math:`\\phi(i)`: the number of interactions with :math:`i` (the
-        paper's "number of times rated"), or of distinct users (Elliot's
-        ``Popularity``, which counts users).
-    k : int or None, default=None
-        Cut-off applied to the list.
+    {{training_interactions}}
+    {{item_popularity list_cutoff}}
 
     Returns
     -------
@@ -154,6 +150,7 @@ def average_recommendation_popularity(recommended, interactions, *,
     return _one_list(recommended, interactions, check_k(k), popularity, "ratings", 1.0)[0]
 
 
+@shared_parameters
 def long_tail_share(recommended, interactions, *, head="ratings", head_share=0.8,
                     popularity="interactions", k=None):
     """Share of long-tail items in one list (APLT, Abdollahpouri et al. 2019).
@@ -167,8 +164,7 @@ def long_tail_share(recommended, interactions, *, head="ratings", head_share=0.8
     ----------
     recommended : sequence
         One user's ranked list of item ids.
-    interactions : sequence of (user, item) pairs, or array of shape (n, 2)
-        The training interactions that define popularity.
+    {{training_interactions}}
     head : {"ratings", "items"}, default="ratings"
         How the short head is cut. ``"ratings"``: the most popular items,
         taken in order of popularity until they hold ``head_share`` of all
@@ -179,12 +175,7 @@ def long_tail_share(recommended, interactions, *, head="ratings", head_share=0.8
         interaction (``head_share=0.2``: the top 20% of items).
     head_share : float, default=0.8
         The share in (0, 1] for ``head``.
-    popularity : {"interactions", "users"}, default="interactions"
-        :math:`\\phi(i)`: the number of interactions with :math:`i` (the
-        paper's "number of times rated"), or of distinct users (Elliot's
-        ``Popularity``, which counts users).
-    k : int or None, default=None
-        Cut-off applied to the list.
+    {{item_popularity list_cutoff}}
 
     Returns
     -------

@@ -7,6 +7,8 @@ module holds the machinery they have in common and nothing else.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
 import numpy as np
@@ -113,6 +115,36 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, score_threshold=
     return _tied_call(lambda ranked: metric(ranked, relevant, k, **options),
                       metric.__name__, kind, recommended, relevant, k, scores, ties,
                       options)
+
+
+def ordered_by_scores(kind):
+    """Give a per-list metric its ``scores=``, ``ties=`` and ``score_threshold=``.
+
+    The decorated function computes one list in its given order; the wrapper
+    re-orders it by ``scores`` under ``ties`` (or takes the closed forms of
+    ``ties="average"``/``"block"``) through :func:`_tied`, passing every other
+    keyword on, so no metric writes its keyword list out twice. ``kind``
+    names the metric for :mod:`metrics_lib._tie_kernels`.
+    """
+    def decorate(metric):
+        signature = inspect.signature(metric)
+        cutoff = list(signature.parameters)[2]  # k, or p for RBP
+
+        @functools.wraps(metric)
+        def with_scores(*args, **kwargs):
+            options = signature.bind(*args, **kwargs)
+            options.apply_defaults()
+            options = dict(options.arguments)
+            recommended, relevant = options.pop("recommended"), options.pop("relevant")
+            k, scores, ties = options.pop(cutoff), options.pop("scores"), options.pop("ties")
+            threshold = options.pop("score_threshold", None)
+            tied = _tied(metric, kind, recommended, relevant, k, scores, ties,
+                         score_threshold=threshold, **options)
+            if tied is not None:
+                return tied
+            return metric(recommended, relevant, k, **options)
+        return with_scores
+    return decorate
 
 
 def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options, *,

@@ -137,6 +137,21 @@ PARAMETERS = {
         "    empty : {\"zero\", \"nan\", \"one\", \"raise\"}, default=\"zero\"\n"
         "        Result when no intent has a relevant item."
     ),
+    # beyond/popularity.py: ARP and APLT of one list
+    "training_interactions": (
+        "    interactions : sequence of (user, item) pairs, or array of shape (n, 2)\n"
+        "        The training interactions that define popularity."
+    ),
+    "item_popularity": (
+        "    popularity : {\"interactions\", \"users\"}, default=\"interactions\"\n"
+        "        :math:`\\phi(i)`: the number of interactions with :math:`i` (the\n"
+        "        paper's \"number of times rated\"), or of distinct users (Elliot's\n"
+        "        ``Popularity``, which counts users)."
+    ),
+    "list_cutoff": (
+        "    k : int or None, default=None\n"
+        "        Cut-off applied to the list."
+    ),
 }
 
 _PLACEHOLDER = re.compile(r"^    \{\{(\w+(?: \w+)*)\}\}$", re.MULTILINE)

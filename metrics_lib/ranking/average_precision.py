@@ -17,12 +17,13 @@ import numpy as np
 
 from .._validation import check_choice, show
 from ._common import (_TREC_CUTOFFS, AP_DENOMINATORS, _binary_batch, _binary_inputs,
-                      _mean_over_users, _no_relevant, _tied)
+                      _mean_over_users, _no_relevant, ordered_by_scores)
 from ._docstrings import shared_parameters
 from .registry import Metric, TrecMeasure, register
 
 
 @shared_parameters
+@ordered_by_scores("ap")
 def average_precision(recommended, relevant, k=None, *, denominator="relevant",
                       relevance_level=1, empty="zero", judged_only=False,
                       truncate=None, candidates="all",
@@ -109,13 +110,6 @@ def average_precision(recommended, relevant, k=None, *, denominator="relevant",
     ...                         ties="block"), 4)
     0.8333
     """
-    tied = _tied(average_precision, "ap", recommended, relevant, k, scores, ties,
-                  score_threshold=score_threshold,
-                  denominator=denominator,
-                  relevance_level=relevance_level, empty=empty,
-                  judged_only=judged_only, truncate=truncate, candidates=candidates)
-    if tied is not None:
-        return tied
     check_choice("denominator", denominator, AP_DENOMINATORS)
     if denominator == "k" and k is None:
         raise ValueError("denominator='k' divides by the cut-off: give a k")

@@ -12,12 +12,13 @@ hit@k (0 by default); without ``k`` the whole list counts.
 
 from __future__ import annotations
 
-from ._common import _binary_batch, _binary_inputs, _no_relevant, _tied
+from ._common import _binary_batch, _binary_inputs, _no_relevant, ordered_by_scores
 from ._docstrings import shared_parameters
 from .registry import Metric, TrecMeasure, register
 
 
 @shared_parameters
+@ordered_by_scores("hit")
 def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
              judged_only=False, truncate=None, candidates="all",
              scores=None, ties="input", score_threshold=None):
@@ -66,12 +67,6 @@ def hit_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     >>> hit_at_k(["x", "y", "a"], {"a"}, k=2), hit_at_k(["x", "y", "a"], {"a"}, k=3)
     (0.0, 1.0)
     """
-    tied = _tied(hit_at_k, "hit", recommended, relevant, k, scores, ties,
-                  score_threshold=score_threshold,
-                  relevance_level=relevance_level, empty=empty, judged_only=judged_only,
-                  truncate=truncate, candidates=candidates)
-    if tied is not None:
-        return tied
     hits, n_relevant, _, _ = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
         candidates)

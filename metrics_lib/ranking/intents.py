@@ -61,7 +61,7 @@ from .._validation import (check_k, check_real, check_recommended, check_same_ki
                            check_relevance_level, handle_empty, show)
 from ._docstrings import shared_parameters
 from .judgements import _refuse_bounds
-from .registry import Metric, register
+from .registry import Metric, Parameter, register
 
 # ndeval's ALPHA, Clarke et al.'s value
 ALPHA = 0.5
@@ -470,8 +470,9 @@ def _p_ia_batch(tables, k, options):
 
 def _err_ia_batch(tables, k, options):
     user, pos, seen, n_intents = _intent_hits(tables, k, options)
-    gains = _per_user(user, np.power(1.0 - ALPHA, seen) / pos, tables.binary.n_users)
-    return (_mean_over_intents(gains, n_intents, _ideal_ideal_err(k, ALPHA)),
+    alpha = options["parameters"]["alpha"]
+    gains = _per_user(user, np.power(1.0 - alpha, seen) / pos, tables.binary.n_users)
+    return (_mean_over_intents(gains, n_intents, _ideal_ideal_err(k, alpha)),
             n_intents == 0)
 
 
@@ -481,9 +482,10 @@ def _discount(pos):
 
 def _alpha_ndcg_batch(tables, k, options):
     user, pos, seen, n_intents = _intent_hits(tables, k, options)
-    dcg = _per_user(user, np.power(1.0 - ALPHA, seen) * _discount(pos),
+    alpha = options["parameters"]["alpha"]
+    dcg = _per_user(user, np.power(1.0 - alpha, seen) * _discount(pos),
                     tables.binary.n_users)
-    ideal = _greedy_ideal_dcg(tables.binary, k, ALPHA, options)
+    ideal = _greedy_ideal_dcg(tables.binary, k, alpha, options)
     return (np.divide(dcg, ideal, out=np.zeros(dcg.size), where=ideal > 0),
             n_intents == 0)
 
@@ -526,14 +528,17 @@ def _greedy_ideal_dcg(table, k, alpha, options):
     return ideal
 
 
-for _name, _aliases, _per_list, _batch in (
-        ("alpha_ndcg", ("alpha_ndcg", "alpha-ndcg"), alpha_ndcg_at_k, _alpha_ndcg_batch),
-        ("err_ia", ("err_ia", "err-ia"), err_ia_at_k, _err_ia_batch),
-        ("p_ia", ("p_ia", "p-ia", "precision_ia"), precision_ia_at_k, _p_ia_batch),
+# alpha_ndcg(alpha=0.3)@10: the per-list functions' alpha= keyword, in the name
+_ALPHA = (Parameter("alpha", "[0, 1]", "redundancy intolerance", default=ALPHA),)
+for _name, _aliases, _per_list, _batch, _parameters in (
+        ("alpha_ndcg", ("alpha_ndcg", "alpha-ndcg"), alpha_ndcg_at_k, _alpha_ndcg_batch,
+         _ALPHA),
+        ("err_ia", ("err_ia", "err-ia"), err_ia_at_k, _err_ia_batch, _ALPHA),
+        ("p_ia", ("p_ia", "p-ia", "precision_ia"), precision_ia_at_k, _p_ia_batch, ()),
         ("s_recall", ("s_recall", "s-recall", "strec", "subtopic_recall"),
-         subtopic_recall_at_k, _s_recall_batch)):
+         subtopic_recall_at_k, _s_recall_batch, ())):
     register(Metric(
         name=_name, aliases=_aliases, per_list=_per_list, batch=_batch,
-        cutoff="required", intents=True,
+        cutoff="required", intents=True, parameters=_parameters,
         empty_reason="no intent with a relevant item"))
-del _name, _aliases, _per_list, _batch
+del _name, _aliases, _per_list, _batch, _parameters

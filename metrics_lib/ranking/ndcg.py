@@ -24,7 +24,7 @@ from .._validation import (check_choice, check_empty, check_gain, check_k,
                            check_min_grade, check_recommended, check_relevance_level,
                            check_relevant, handle_empty, show)
 from ._common import (_TREC_CUTOFFS, GAINS, IDEAL_K_MAX, IDEALS, _check_log_base,
-                      _condensed, _tied)
+                      _condensed, ordered_by_scores)
 from ._docstrings import shared_parameters
 from .registry import Metric, TrecMeasure, register
 
@@ -118,6 +118,7 @@ def _graded_inputs(recommended, relevant, k, gain, empty, log_base, *,
 
 
 @shared_parameters
+@ordered_by_scores("dcg")
 def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
              relevance_level=1, min_grade=None, judged_only=False, truncate=None,
              candidates="all",
@@ -204,13 +205,6 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
     >>> round(dcg_at_k(["E", "A", "C", "D", "B"], grades, k=5), 4)
     6.5972
     """
-    tied = _tied(dcg_at_k, "dcg", recommended, relevant, k, scores, ties,
-                  score_threshold=score_threshold,
-                  gain=gain, log_base=log_base, relevance_level=relevance_level,
-                  min_grade=min_grade, judged_only=judged_only, truncate=truncate,
-                  candidates=candidates)
-    if tied is not None:
-        return tied
     top, _, _, base, gain = _graded_inputs(
         recommended, relevant, k, gain, "zero", log_base,
         relevance_level=relevance_level, min_grade=min_grade,
@@ -226,6 +220,7 @@ def dcg_at_k(recommended, relevant, k=None, *, gain="linear", log_base=2,
 
 
 @shared_parameters
+@ordered_by_scores("ndcg")
 def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
               log_base=2, empty="zero", relevance_level=1, min_grade=None,
               judged_only=False, truncate=None, candidates="all",
@@ -325,13 +320,6 @@ def ndcg_at_k(recommended, relevant, k=None, *, gain="linear", ideal="judged",
     ...                 ties="average"), 4)
     0.7103
     """
-    tied = _tied(ndcg_at_k, "ndcg", recommended, relevant, k, scores, ties,
-                  score_threshold=score_threshold,
-                  gain=gain, ideal=ideal, log_base=log_base, empty=empty,
-                  relevance_level=relevance_level, min_grade=min_grade,
-                  judged_only=judged_only, truncate=truncate, candidates=candidates)
-    if tied is not None:
-        return tied
     check_choice("ideal", ideal, IDEALS)
     if ideal == "k" and k is None:
         raise ValueError("ideal='k' is an ideal list of k items: give a k")

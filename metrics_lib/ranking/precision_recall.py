@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from .._validation import check_choice
 from ._common import (_TREC_CUTOFFS, PRECISION_DENOMINATORS, RECALL_DENOMINATORS,
-                      _binary_batch, _binary_inputs, _no_relevant, _tied)
+                      _binary_batch, _binary_inputs, _no_relevant, ordered_by_scores)
 from ._docstrings import shared_parameters
 from .registry import Metric, TrecMeasure, register
 
 
 @shared_parameters
+@ordered_by_scores("precision")
 def precision_at_k(recommended, relevant, k=None, *, denominator="k",
                    relevance_level=1, empty="zero", judged_only=False,
                    truncate=None, candidates="all",
@@ -105,12 +106,6 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
     >>> precision_at_k(["a", "x", "y"], {"a"}, k=3, denominator="min_k")
     1.0
     """
-    tied = _tied(precision_at_k, "precision", recommended, relevant, k, scores, ties,
-                  score_threshold=score_threshold,
-                  denominator=denominator, relevance_level=relevance_level, empty=empty,
-                  judged_only=judged_only, truncate=truncate, candidates=candidates)
-    if tied is not None:
-        return tied
     check_choice("denominator", denominator, PRECISION_DENOMINATORS)
     hits, n_relevant, cutoff, n_items = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
@@ -127,6 +122,7 @@ def precision_at_k(recommended, relevant, k=None, *, denominator="k",
 
 
 @shared_parameters
+@ordered_by_scores("recall")
 def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
                 relevance_level=1, empty="zero", judged_only=False, truncate=None,
                 candidates="all",
@@ -183,12 +179,6 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
     >>> recall_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=2, denominator="min_k")
     0.5
     """
-    tied = _tied(recall_at_k, "recall", recommended, relevant, k, scores, ties,
-                  score_threshold=score_threshold,
-                  denominator=denominator, relevance_level=relevance_level, empty=empty,
-                  judged_only=judged_only, truncate=truncate, candidates=candidates)
-    if tied is not None:
-        return tied
     check_choice("denominator", denominator, RECALL_DENOMINATORS)
     hits, n_relevant, cutoff, _ = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
@@ -202,6 +192,7 @@ def recall_at_k(recommended, relevant, k=None, *, denominator="relevant",
 
 
 @shared_parameters
+@ordered_by_scores("f1")
 def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
             judged_only=False, truncate=None, candidates="all",
             scores=None, ties="input", score_threshold=None):
@@ -245,12 +236,6 @@ def f1_at_k(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
     >>> round(f1_at_k(["x", "a", "b"], {"a", "b", "c", "d"}, k=3), 4)
     0.5714
     """
-    tied = _tied(f1_at_k, "f1", recommended, relevant, k, scores, ties,
-                  score_threshold=score_threshold,
-                  relevance_level=relevance_level, empty=empty, judged_only=judged_only,
-                  truncate=truncate, candidates=candidates)
-    if tied is not None:
-        return tied
     hits, n_relevant, cutoff, _ = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
         candidates)

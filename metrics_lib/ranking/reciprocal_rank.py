@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import _binary_batch, _binary_inputs, _mean_over_users, _no_relevant, _tied
+from ._common import (_binary_batch, _binary_inputs, _mean_over_users, _no_relevant,
+                      ordered_by_scores)
 from ._docstrings import shared_parameters
 from .registry import Metric, TrecMeasure, register
 
 
 @shared_parameters
+@ordered_by_scores("rr")
 def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
                     empty="zero", judged_only=False, truncate=None,
                     candidates="all",
@@ -78,12 +80,6 @@ def reciprocal_rank(recommended, relevant, k=None, *, relevance_level=1,
     ...  for t in ("best", "worst")]
     [1.0, 0.3333333333333333]
     """
-    tied = _tied(reciprocal_rank, "rr", recommended, relevant, k, scores, ties,
-                  score_threshold=score_threshold,
-                  relevance_level=relevance_level, empty=empty, judged_only=judged_only,
-                  truncate=truncate, candidates=candidates)
-    if tied is not None:
-        return tied
     hits, n_relevant, _, _ = _binary_inputs(
         recommended, relevant, k, relevance_level, empty, judged_only, truncate,
         candidates)

@@ -7,7 +7,9 @@ function, the batch kernel and the keywords that change its value. Everything
 that needs to know the metrics reads them here:
 
 * :func:`parse_metric`, the names ``evaluate`` accepts (``ndcg@10``,
-  ``ndcg_cut_10``, ``P_5``, ...);
+  ``ndcg_cut_10``, ``P_5``, ``rbp(p=0.8)``, ...), and
+  :func:`parse_metric_name`, the same with the named parameters
+  (:class:`Parameter`, read by ``_parameters.py``);
 * the command line (``metrics_lib.cli``), trec_eval's measure names
   (:func:`trec_measure`);
 * the presets (``metrics_lib.conventions``), which keywords matter for which
@@ -21,16 +23,17 @@ the first time the registry is read, so a new metric needs no other file.
 from __future__ import annotations
 
 import importlib
-import math
 import pkgutil
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from .._validation import did_you_mean, show
+from ._parameters import Parameter, split_call
 
-__all__ = ["Metric", "TrecMeasure", "register", "get", "metrics", "parse_metric",
-           "expand_metric", "trec_measure", "trec_measures"]
+__all__ = ["Metric", "MetricName", "Parameter", "TrecMeasure", "register", "get", "metrics",
+           "parse_metric", "parse_metric_name", "expand_metric", "expand_metric_names",
+           "trec_measure", "trec_measures"]
 
 
 @dataclass(frozen=True)
@@ -68,14 +71,20 @@ class Metric:
         does not apply.
     per_list : callable or None
         The per-list function (``ndcg_at_k``), if there is one.
-    cutoff : {"optional", "required", "none", "level", "persistence", "beta"}
+    cutoff : {"optional", "required", "none", "level", "persistence"}
         Whether the name takes ``@k`` (``"required"``: must have one);
-        ``"level"``: a recall level instead;
-        ``"persistence"``: a persistence ``p`` in (0, 1), written
-        ``rbp(p=0.8)``, which the batch kernel gets as ``k``;
-        ``"beta"``: no cut-off, an optional weight ``beta >= 0`` of recall
-        against precision, written ``set_f(beta=0.5)`` (``k``; ``None``
-        for plain ``set_f``, beta 1).
+        ``"level"``: a recall level instead; ``"persistence"``: as
+        ``"none"``, for the metrics whose name must give a persistence
+        (``rbp(p=0.8)``: tests/test_metric_grammar.py spells their names
+        from it).
+    parameters : tuple of Parameter
+        The named parameters that the name takes, ``name(key=value, ...)``
+        before any ``@k`` (``rbp(p=0.8)``, ``alpha_ndcg(alpha=0.5)@10``),
+        one :class:`Parameter` each. The batch kernel reads their values as
+        ``options["parameters"]`` (a dict, with the defaults of those not
+        written). A metric without a cut-off returns the first one's value,
+        as written, as :func:`parse_metric`'s ``k`` (``None`` when left
+        out).
     table : {"binary", "graded", "trec"}
         Which table of a chunk the kernel reads: ``"graded"`` metrics see the
         grades through ``gain``/``min_grade``; ``"trec"`` needs the table of
@@ -106,6 +115,11 @@ class Metric:
         ``RELVALUE_UNJUDGED``). ``evaluate`` refuses negative grades unless
         every metric asked for declares this; the metric's docstring says
         what such a grade does to it.
+    item_data : {None, "popularity"}
+        Data about items that the metric reads besides the judgements:
+        ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
+        finds each recommended row's in ``tables.rows``;
+        ``metrics_lib/batch/items.py``).
     """
 
     name: str
@@ -122,6 +136,8 @@ class Metric:
     trec_eval: tuple = ()
     intents: bool = False
     negative_grades: bool = False
+    parameters: tuple = ()
+    item_data: str | None = None
 
     @property
     def display_name(self) -> str:
@@ -141,6 +157,10 @@ def register(metric: Metric) -> Metric:
     """Add ``metric`` to the registry (called once, by the metric's own module)."""
     if metric.name in _METRICS:
         raise ValueError(f"metric {show(metric.name)} is registered twice")
+    keys = [parameter.name for parameter in metric.parameters]
+    if len(set(keys)) < len(keys) or (keys and metric.cutoff == "level"):
+        raise ValueError(f"metric {show(metric.name)}: a parameter is declared twice, or "
+                         "the metric also takes a recall level")
     for alias in metric.aliases:
         if alias != alias.lower() or alias in _KIND:
             raise ValueError(f"alias {show(alias)} of {show(metric.name)} is not lower "
@@ -239,7 +259,12 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         grades as "in the pool but unjudged".
         Intent-aware metrics, which need ``evaluate(..., intent_col=...)``
         and a cut-off: ``alpha_ndcg@k``, ``err_ia@k``, ``p_ia@k``,
-        ``s_recall@k`` (``strec@k``, ndeval's name).
+        ``s_recall@k`` (``strec@k``, ndeval's name); the first two take the
+        redundancy intolerance alpha in [0, 1], 0.5 by default
+        (``alpha_ndcg(alpha=0.25)@10``). Named parameters are written
+        ``<metric>(key=value, ...)`` before any ``@k``; spaces are read
+        around ``=`` and ``,`` only (:func:`parse_metric_name` returns
+        them all, with the canonical spelling).
 
     Returns
     -------
@@ -257,7 +282,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     ValueError
         If the name is unknown (the message offers the closest names), is
         refused on purpose (``hits``, ``gm_map``), or has a parameter the
-        metric does not take.
+        metric does not take, a value outside the parameter's interval, or
+        a malformed list of parameters (see :func:`parse_metric_name`).
 
     Notes
     -----
@@ -299,6 +325,74 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     >>> parse_metric("alpha_ndcg@10"), parse_metric("strec@5")
     (('alpha_ndcg', 10), ('s_recall', 5))
     """
+    parsed = parse_metric_name(name)
+    return parsed.kind, parsed.k
+
+
+class MetricName(NamedTuple):
+    """A metric name as :func:`parse_metric_name` reads it.
+
+    ``kind`` and ``k`` are :func:`parse_metric`'s two values; ``parameters``
+    maps each named parameter the metric declares to its value (the default
+    where the name leaves it out); ``canonical`` is the one spelling of the
+    same metric: the first alias, the parameters that differ from their
+    defaults in the declared order, then ``@k``.
+    """
+
+    kind: str
+    k: int | float | None
+    parameters: dict
+    canonical: str
+
+
+def parse_metric_name(name: str) -> MetricName:
+    """Read a metric name with its named parameters: ``alpha_ndcg(alpha=0.25)@10``.
+
+    Parameters
+    ----------
+    name : str
+        Any name :func:`parse_metric` takes. Named parameters are written
+        ``<metric>(key=value, ...)[@k]``: each key one that the metric
+        declares, once, in any order; spaces around ``=`` and ``,`` are
+        read, none elsewhere; case is ignored. Those with a default may be
+        left out (``alpha_ndcg@10`` is ``alpha_ndcg(alpha=0.5)@10``); the
+        others must be written (``rbp(p=0.8)``).
+
+    Returns
+    -------
+    MetricName
+        ``(kind, k, parameters, canonical)``.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string.
+    ValueError
+        As :func:`parse_metric`; for a malformed list of parameters, a key
+        the metric does not declare or given twice, a value outside the
+        parameter's interval (the message names the metric as written, the
+        parameter and its interval), or a parameter without a default left
+        out.
+
+    Notes
+    -----
+    ``evaluate`` names each column as the name was written, not by the
+    canonical spelling: ``alpha_ndcg@10`` and ``alpha_ndcg(alpha=0.5)@10``
+    are two columns with the same numbers, and every name keeps the column
+    it had before named parameters were read. ``canonical`` tells two
+    spellings of one metric apart from two metrics.
+
+    Examples
+    --------
+    >>> from metrics_lib.ranking.registry import parse_metric_name
+    >>> name = parse_metric_name("ALPHA_NDCG( alpha = .25 )@10")
+    >>> name.kind, name.k, name.parameters, name.canonical
+    ('alpha_ndcg', 10, {'alpha': 0.25}, 'alpha_ndcg(alpha=0.25)@10')
+    >>> parse_metric_name("alpha_ndcg@10").parameters
+    {'alpha': 0.5}
+    >>> parse_metric_name("rbp(p=.8)").canonical, parse_metric_name("set_f(beta=1)").canonical
+    ('rbp(p=0.8)', 'set_f')
+    """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings; got {type(name).__name__} "
                         f"{show(name)}")
@@ -306,21 +400,18 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
     columns = _trec_spelling(name)
     if columns is not None:
         if len(columns) > 1:
-            what = "recall level" if _METRICS[columns[0][1]].cutoff == "level" else "cut-off"
+            level = _METRICS[columns[0][1].kind].cutoff == "level"
+            what = "recall level" if level else "cut-off"
             raise ValueError(f"metric {show(name)} names {len(columns)} metrics ("
-                             + ", ".join(show(c) for c, _, _ in columns) + f"): give one "
+                             + ", ".join(show(c) for c, _ in columns) + f"): give one "
                              f"{what}, such as {show(columns[0][0])}; evaluate takes the "
                              "name as it is, one column each")
-        return columns[0][1:]
+        return columns[0][1]
+    if "(" in lowered or ")" in lowered:
+        return _with_parameters(name, lowered)
     by_level = _with_level(name, lowered)
     if by_level is not None:
-        return by_level
-    persistence = _with_persistence(name, lowered)
-    if persistence is not None:
-        return persistence
-    beta = _with_beta(name, lowered)
-    if beta is not None:
-        return beta
+        return _named(*by_level)
     if lowered in ("gm_map", "gmap", "gm_bpref"):
         per_user = "bpref" if lowered == "gm_bpref" else "map"
         raise ValueError(f"metric {show(name)} is a geometric mean over users, not "
@@ -335,22 +426,19 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
                          f"'{kind}_0.50' (one column per level)")
     if kind is None:
         raise _unknown_metric(name, lowered, match)
-    if _METRICS[kind].cutoff == "persistence":
-        raise ValueError(f"metric {show(name)} needs its persistence p, such as "
-                         f"'{match.group('name')}(p=0.8)' (trec_eval's default is 0.9, "
-                         "ir-measures' 0.8: the name says which)")
+    _require_parameters(name, _METRICS[kind], match.group("name"), {})
     k = match.group("k")
     if k is None and _METRICS[kind].cutoff == "required":
         raise ValueError(f"metric {show(name)} needs a cut-off, such as "
                          f"'{match.group('name')}@10'")
-    if k is not None and _METRICS[kind].cutoff in ("none", "beta"):
+    if k is not None and _METRICS[kind].cutoff in ("none", "persistence"):
         raise ValueError(f"metric {show(name)}: {kind} takes no cut-off")
     if k is not None:
         k = int(k)
         if k <= 0:
             raise ValueError(f"metric {show(name)}: the cut-off must be a positive "
                              "integer")
-    return kind, k
+    return _named(kind, k)
 
 
 def expand_metric(name: str) -> list[tuple[str, str, int | float | None]]:
@@ -403,8 +491,13 @@ def expand_metric(name: str) -> list[tuple[str, str, int | float | None]]:
     >>> expand_metric("ndcg@10"), expand_metric("P.5")
     ([('ndcg@10', 'ndcg', 10)], [('P.5', 'precision', 5)])
     """
+    return [(column, parsed.kind, parsed.k) for column, parsed in expand_metric_names(name)]
+
+
+def expand_metric_names(name: str) -> list[tuple[str, MetricName]]:
+    """As :func:`expand_metric`, each column with its :class:`MetricName`."""
     columns = _trec_spelling(name)
-    return columns if columns is not None else [(name, *parse_metric(name))]
+    return columns if columns is not None else [(name, parse_metric_name(name))]
 
 
 def _trec_name(lowered_base: str):
@@ -417,7 +510,7 @@ def _trec_name(lowered_base: str):
 
 
 def _trec_spelling(name):
-    """``[(column, kind, k)]`` for trec_eval's ``-m`` spelling, else None (not one)."""
+    """``[(column, MetricName)]`` for trec_eval's ``-m`` spelling, else None (not one)."""
     if not isinstance(name, str):
         return None
     written = name.strip()
@@ -439,14 +532,14 @@ def _trec_spelling(name):
                          f"(trec_eval ignores one); write {show(base)} without it")
     if not dot:  # a measure with parameters, named alone: trec_eval's defaults
         level = metric.cutoff == "level"
-        return [(f"{base}.{p:.2f}" if level else f"{base}.{p}", metric.name, p)
+        return [(f"{base}.{p:.2f}" if level else f"{base}.{p}", _named(metric.name, p))
                 for p in measure.default]
     values = [_trec_parameter(name, metric, part) for part in params.split(",")]
     if len(set(values)) < len(values):
         raise ValueError(f"metric {show(name)}: a parameter is given twice")
     if len(values) == 1:
-        return [(name, metric.name, values[0])]
-    return [(f"{base}.{part.strip()}", metric.name, value)
+        return [(name, _named(metric.name, values[0]))]
+    return [(f"{base}.{part.strip()}", _named(metric.name, value))
             for part, value in zip(params.split(","), values)]
 
 
@@ -481,52 +574,96 @@ def _with_level(name: str, lowered: str):
     return None
 
 
-# rbp(p=0.8): the persistence of a user-model metric, in (0, 1).
-_PERSISTENCE = re.compile(r"^(?P<name>[a-z_]+)\(\s*p\s*=\s*(?P<p>[0-9]*\.?[0-9]*)\s*\)$")
+# -- named parameters: name(key=value, ...)[@k] (the grammar: _parameters.py) -------
+
+def _named(kind: str, k, written=None) -> MetricName:
+    """The :class:`MetricName` of metric ``kind`` with ``k`` and the parameters ``written``."""
+    metric = _METRICS[kind]
+    written = written or {}
+    values = {p.name: written.get(p.name, p.default) for p in metric.parameters}
+    shown = ",".join(f"{p.name}={p.written(values[p.name])}" for p in metric.parameters
+                     if values[p.name] != p.default)
+    canonical = metric.display_name + (f"({shown})" if shown else "")
+    if k is not None and metric.cutoff in ("optional", "required"):
+        canonical += f"@{k}"
+    elif k is not None and metric.cutoff == "level":
+        canonical += f"@{k!r}"
+    return MetricName(kind, k, values, canonical)
 
 
-def _with_persistence(name: str, lowered: str):
-    """``(kind, p)`` for ``rbp(p=0.8)``, else None (not written that way)."""
-    found = _PERSISTENCE.match(lowered)
-    if found is None:
-        return None
-    kind = kinds().get(found.group("name"))
-    if kind is None or _METRICS[kind].cutoff != "persistence":
-        raise ValueError(f"metric {show(name)}: only "
-                         + ", ".join(sorted(m.display_name for m in metrics()
-                                            if m.cutoff == "persistence"))
-                         + " take a persistence (p=...)")
-    text = found.group("p")
-    if not re.fullmatch(r"[0-9]*\.?[0-9]+|[0-9]+\.", text) or not 0 < float(text) < 1:
-        raise ValueError(f"metric {show(name)}: the persistence p must be a number "
-                         f"strictly between 0 and 1; got {show(text)}")
-    return kind, float(text)
+def _with_parameters(name: str, lowered: str) -> MetricName:
+    """The :class:`MetricName` of ``name(key=value, ...)[@k]``."""
+    alias, pairs, cut = split_call(name, lowered, _example(lowered))
+    if alias in _REFUSED:
+        raise ValueError(f"metric {show(name)}: {_REFUSED[alias]}")
+    kind = kinds().get(alias)
+    if kind is None:
+        hint = did_you_mean(alias, sorted(kinds()), suffix=lowered[len(alias):])
+        raise ValueError(f"unknown metric {show(name)}" + (f" ({hint})" if hint else "")
+                         + "; the metrics with named parameters are "
+                         + ", ".join(_example_of(m, m.display_name) for m in metrics()
+                                     if m.parameters))
+    metric = _METRICS[kind]
+    declared = {parameter.name: parameter for parameter in metric.parameters}
+    written = {}
+    for key, text in pairs:
+        if key not in declared:
+            raise ValueError(_no_such_parameter(name, metric, key))
+        if key in written:
+            raise ValueError(f"metric {show(name)}: {key} is given twice")
+        written[key] = declared[key].read(name, metric.display_name, text)
+    _require_parameters(name, metric, alias, written)
+    if cut is None and metric.cutoff == "required":
+        raise ValueError(f"metric {show(name)} needs a cut-off, such as '{lowered}@10'")
+    if cut is not None and metric.cutoff not in ("optional", "required"):
+        raise ValueError(f"metric {show(name)}: {kind} takes no cut-off")
+    if cut is not None and int(cut) <= 0:
+        raise ValueError(f"metric {show(name)}: the cut-off must be a positive integer")
+    if metric.cutoff in ("optional", "required"):
+        return _named(kind, None if cut is None else int(cut), written)
+    # no cut-off: parse_metric's k is the first parameter, as written (rbp's p)
+    return _named(kind, written.get(metric.parameters[0].name) if metric.parameters
+                  else None, written)
 
 
-# set_f(beta=0.5): the weight of recall against precision, a finite number >= 0.
-_BETA = re.compile(r"^(?P<name>[a-z_]+)\(\s*beta\s*=\s*(?P<beta>[^)]*?)\s*\)$")
+def _require_parameters(name, metric, alias, written) -> None:
+    """Refuse a name that leaves out a parameter without a default."""
+    for parameter in metric.parameters:
+        if parameter.default is None and parameter.name not in written:
+            example = f"{alias}({parameter.name}={parameter.suggestion()})"
+            note = f" ({parameter.note})" if parameter.note else ""
+            raise ValueError(f"metric {show(name)} needs its {parameter.meaning} "
+                             f"{parameter.name}, such as {show(example)}{note}")
 
 
-def _with_beta(name: str, lowered: str):
-    """``(kind, beta)`` for ``set_f(beta=0.5)``, else None (not written that way)."""
-    found = _BETA.match(lowered)
-    if found is None:
-        return None
-    kind = kinds().get(found.group("name"))
-    if kind is None or _METRICS[kind].cutoff != "beta":
-        raise ValueError(f"metric {show(name)}: only "
-                         + ", ".join(sorted(m.display_name for m in metrics()
-                                            if m.cutoff == "beta"))
-                         + " take a weight (beta=...)")
-    text = found.group("beta")
-    try:
-        beta = float(text)
-    except ValueError:
-        beta = -1.0
-    if not (math.isfinite(beta) and beta >= 0):
-        raise ValueError(f"metric {show(name)}: beta must be a finite number >= 0; "
-                         f"got {show(text)}")
-    return kind, beta
+def _no_such_parameter(name, metric, key) -> str:
+    """The message for a key that ``metric`` does not declare."""
+    what = f"metric {show(name)}: {metric.display_name} takes no parameter {key}"
+    if metric.parameters:
+        return what + "; its parameters: " + ", ".join(
+            f"{p.name} ({p.meaning}: {p.allowed()})" for p in metric.parameters)
+    others = [(m.display_name, p) for m in metrics() for p in m.parameters if p.name == key]
+    if others:
+        return (what + f"; only {', '.join(sorted(n for n, _ in others))} take a "
+                f"{others[0][1].meaning} ({key}=...)")
+    return what + "; the metrics with named parameters are " + ", ".join(
+        _example_of(m, m.display_name) for m in metrics() if m.parameters)
+
+
+def _example_of(metric, alias) -> str:
+    """A well-formed name of ``metric`` with every parameter written."""
+    args = ",".join(f"{p.name}={p.written(p.suggestion())}" for p in metric.parameters)
+    return f"{alias}({args})" + ("@10" if metric.cutoff == "required" else "")
+
+
+def _example(lowered) -> str:
+    """A name with parameters for the messages about ``lowered``'s form."""
+    alias = re.match(r"[a-z0-9_-]*", lowered).group()
+    kind = kinds().get(alias)
+    if kind is not None and _METRICS[kind].parameters:
+        return _example_of(_METRICS[kind], alias)
+    first = next(m for m in metrics() if m.parameters)
+    return _example_of(first, first.display_name)
 
 
 # Cut-offs offered when a known metric has a cut-off that is not a number.

@@ -51,7 +51,7 @@ from .._validation import check_empty, check_k, check_parallel_lists, show
 from ..trec_measures import _judged, _no_relevant, bpref, floored_geometric_mean
 from ._common import _tied_call
 from ._docstrings import shared_parameters
-from .registry import Metric, TrecMeasure, register
+from .registry import Metric, Parameter, TrecMeasure, register
 
 __all__ = ["set_precision", "set_recall", "set_f", "set_map", "set_relative_precision",
            "relative_precision_at_k", "num_nonrel_judged_ret", "geometric_mean_bpref"]
@@ -495,8 +495,9 @@ def geometric_mean_bpref(recommended_lists, relevant_lists, *, relevance_level=1
 
 
 def _set_batch(kind):
-    def batch(tables, k, options):  # k: set_f's beta (None: 1)
-        return tables.trec.measure(kind, k, options["relevance_level"])
+    def batch(tables, k, options):  # relative_p's k is its cut-off; set_f's beta, a parameter
+        param = options["parameters"]["beta"] if kind == "set_f" else k
+        return tables.trec.measure(kind, param, options["relevance_level"])
     return batch
 
 
@@ -522,7 +523,9 @@ register(Metric(
                            (5, 10, 15, 20, 30, 100, 200, 500, 1000)),)))
 register(Metric(
     name="set_f", aliases=("set_f",), per_list=set_f, batch=_set_batch("set_f"),
-    cutoff="beta", table="trec", trec_eval=(TrecMeasure("set_F", "set_f"),)))
+    cutoff="none", table="trec", trec_eval=(TrecMeasure("set_F", "set_f"),),
+    parameters=(Parameter("beta", "[0, inf)", "weight of recall against precision",
+                          default=1.0),)))
 register(Metric(
     name="num_nonrel_judged_ret", aliases=("num_nonrel_judged_ret",),
     per_list=num_nonrel_judged_ret, batch=_set_batch("num_nonrel_judged_ret"),

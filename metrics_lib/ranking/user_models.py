@@ -58,7 +58,7 @@ from .._validation import check_choice, check_open_unit, check_real, handle_empt
 from ._common import _tied
 from .ndcg import _graded_inputs
 from .judgements import _refuse_bounds
-from .registry import Metric, register
+from .registry import Metric, Parameter, register
 
 # gdeval.pl's $MAX_JUDGMENT, the top of Chapelle et al.'s five-grade scale.
 ERR_MAX_GRADE = 4.0
@@ -312,8 +312,8 @@ def _judged_flags(recommended, relevant, judged_only, truncate, candidates):
     return np.array([item in grades for item in items], dtype=bool)
 
 
-def _rbp_batch(tables, p, options):
-    gain = options["gain"]
+def _rbp_batch(tables, k, options):
+    p, gain = options["parameters"]["p"], options["gain"]
     if gain not in ("linear", "binary"):
         raise ValueError(f"metric 'rbp' is not available with gain={show(gain)}: RBP "
                          "takes gain='linear' (trec_eval 10.0) or 'binary' (cwl_eval)")
@@ -339,8 +339,9 @@ def _largest_grade(codes, grades, n_users):
     return np.maximum(top, 0.0)
 
 
-def _rbp_resid_batch(tables, p, options):
+def _rbp_resid_batch(tables, k, options):
     _refuse_bounds("metric 'rbp_resid'", options["ties"])
+    p = options["parameters"]["p"]
     trec = tables.trec
     judged = np.bincount(trec.user, weights=np.power(p, trec.pos - 1.0),
                          minlength=trec.n_users)
@@ -394,11 +395,16 @@ def _err_batch(tables, k, options):
 register(Metric(
     name="err", aliases=("err",), per_list=err_at_k, batch=_err_batch, table="graded",
     empty_reason="no judged item with a positive grade", keywords=("min_grade", "empty")))
+# rbp(p=0.8): no default, since the peers' differ
+_PERSISTENCE = Parameter(
+    "p", "(0, 1)", "persistence", example=0.8,
+    note="trec_eval's default is 0.9, ir-measures' 0.8: the name says which")
 register(Metric(
     name="rbp", aliases=("rbp",), per_list=rank_biased_precision, batch=_rbp_batch,
     cutoff="persistence", table="graded", empty_reason="no judged item with a positive grade",
-    keywords=("gain", "min_grade", "empty")))
+    keywords=("gain", "min_grade", "empty"), parameters=(_PERSISTENCE,)))
 register(Metric(
     # per list: rank_biased_precision(..., residual=True), declared once (rbp)
     name="rbp_resid", aliases=("rbp_resid",), batch=_rbp_resid_batch,
-    cutoff="persistence", table="trec", can_be_empty=False, keywords=("residual_tail",)))
+    cutoff="persistence", table="trec", can_be_empty=False, keywords=("residual_tail",),
+    parameters=(_PERSISTENCE,)))
