@@ -11,7 +11,8 @@ from docutils.parsers.rst import Directive
 from sphinx import addnodes
 
 _PARAMETER = {"optional": "@k (optional)", "required": "@k", "none": "none",
-              "level": "a recall level in [0, 1]", "persistence": "none"}
+              "level": "a recall level in [0, 1]", "persistence": "none",
+              "params": "trec_eval's list (optional): .x,y,..."}
 
 
 def _parameters(metric) -> str:
@@ -21,6 +22,8 @@ def _parameters(metric) -> str:
              + ("" if p.default is None else f", default {p.default:g}")
              for p in metric.parameters]
     cut = _PARAMETER[metric.cutoff]
+    if metric.cutoff == "level" and metric.level_max != 1:
+        cut = f"a level in [0, {metric.level_max:g}]".replace("inf]", "inf)")
     return "; ".join(named + ([] if cut == "none" and named else [cut]))
 
 

@@ -96,6 +96,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         reciprocal_rank,
         subtopic_recall_at_k,
     )
+    from .ranking.trec_gains import bin_g, ideal_dcg, ndcg_rel, rndcg, trec_g
     from .ranks import (
         hits_at_k,
         mean_rank,
@@ -135,6 +136,13 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         relative_precision_at_k,
         num_nonrel_judged_ret,
         geometric_mean_bpref,
+    )
+    from .ranking.trec_more import (
+        eleven_point_average,
+        r_precision_multiple,
+        set_utility,
+        unjudged_at_k,
+        yaap,
     )
     from .trec_measures import (
         bpref,
@@ -208,6 +216,7 @@ _LAZY_MODULES = {
         "rank_biased_precision", "recall_at_k", "reciprocal_rank",
         "alpha_ndcg_at_k", "err_ia_at_k", "precision_ia_at_k", "subtopic_recall_at_k"
     ),
+    ".ranking.trec_gains": ("bin_g", "ideal_dcg", "ndcg_rel", "rndcg", "trec_g"),
     ".ranks": ("hits_at_k", "mean_rank", "mean_reciprocal_rank_from_ranks", "rank_with_ties"),
     ".rating": ("mae", "rmse"),
     ".evaluate": ("evaluate",),
@@ -220,6 +229,9 @@ _LAZY_MODULES = {
     ".ranking.trec_sets": (
         "set_precision", "set_recall", "set_f", "set_map", "set_relative_precision",
         "relative_precision_at_k", "num_nonrel_judged_ret", "geometric_mean_bpref",
+    ),
+    ".ranking.trec_more": (
+        "eleven_point_average", "r_precision_multiple", "set_utility", "unjudged_at_k", "yaap"
     ),
     ".trec_measures": (
         "bpref", "floored_geometric_mean", "geometric_mean_average_precision",
@@ -320,6 +332,12 @@ __all__ = [
     "err_ia_at_k",
     "precision_ia_at_k",
     "subtopic_recall_at_k",
+    # one ranked list: trec_eval's experimental gain measures
+    "trec_g",
+    "bin_g",
+    "ideal_dcg",
+    "ndcg_rel",
+    "rndcg",
     # one ranked list: trec_eval's other standard measures
     "r_precision",
     "bpref",
@@ -333,6 +351,11 @@ __all__ = [
     "set_relative_precision",
     "relative_precision_at_k",
     "num_nonrel_judged_ret",
+    "eleven_point_average",
+    "r_precision_multiple",
+    "yaap",
+    "unjudged_at_k",
+    "set_utility",
     # many users
     "mean_reciprocal_rank",
     "mean_average_precision",

@@ -39,6 +39,11 @@ def _role(column) -> str:
     return metric if metric in _COUNTS else printed
 
 
+def _per_query_only(column) -> bool:
+    """relstring (m_relstring.c, te_print_relstring): no summary line."""
+    return column[1][:1] == ("relstring",)
+
+
 def _iprec_as_trec_eval(values, p, n_rel, n_ret):
     """m_iprec_at_recall.c around a level's values: levels outside [0, 1], and 0/0.
 
@@ -112,7 +117,8 @@ def _query_lines_by_template(arrays, ids, columns) -> list[str]:
     for 100,000 queries x 26 lines); ``%6.4f`` and ``%d`` print what
     :func:`_text` prints for every number but NaN.
     """
-    formats = ["%d" if _role(column) in _COUNTS else "%6.4f" for column in columns]
+    formats = ["%s" if array.dtype == object else "%d" if _role(column) in _COUNTS
+               else "%6.4f" for array, column in zip(arrays, columns)]
     template = "".join(f"{column[0]:<22}".replace("%", "%%") + f"\t%s\t{form}\n"
                        for column, form in zip(columns, formats))
     out = []
@@ -139,6 +145,8 @@ def _summary_lines(measures, columns, values, n_queries, tag, complete,
     if "num_q" in measures:
         lines.append(_line("num_q", "all", str(n_queries)))
     for position, column in enumerate(columns):
+        if _per_query_only(column):
+            continue
         role = _role(column)
         lines.append(_line(column[0], "all",
                            _summary(role, np.asarray(values[position], float), complete,

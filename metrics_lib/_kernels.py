@@ -458,6 +458,17 @@ def _rank_in_run(codes: np.ndarray) -> np.ndarray:
     return index - run_start + 1
 
 
+def block_positions(lengths: np.ndarray, rows: np.ndarray):
+    """Block (user code) and 1-based position of block-layout ``rows`` (increasing)."""
+    width = int(lengths[0]) if lengths.size else 0
+    if width and np.all(lengths == width):  # a top-k table: blocks of one length
+        users, pos = np.divmod(rows, width)
+        return users, pos + 1
+    starts = block_starts(lengths)
+    users = np.searchsorted(starts, rows, side="right") - 1
+    return users, rows - starts[users] + 1
+
+
 class UserTable:
     """Per-user quantities shared by all metrics, computed once.
 
@@ -488,15 +499,7 @@ class UserTable:
         positive = hit_grades > 0
         if positive.all():  # the usual case: no copies
             positive = slice(None)
-        hit_rows = hit_rows[positive]
-        width = int(lengths[0]) if lengths.size else 0
-        if width and np.all(lengths == width):  # a top-k table: blocks of one length
-            self.hit_user, self.hit_pos = np.divmod(hit_rows, width)
-            self.hit_pos += 1
-        else:
-            starts = block_starts(lengths)
-            self.hit_user = np.searchsorted(starts, hit_rows, side="right") - 1
-            self.hit_pos = hit_rows - starts[self.hit_user] + 1
+        self.hit_user, self.hit_pos = block_positions(lengths, hit_rows[positive])
         self.hit_grade = hit_grades[positive]
         self.truth_code = truth_code
         self.truth_grade = truth_grade

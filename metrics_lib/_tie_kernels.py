@@ -45,12 +45,37 @@ EXPECTATION_MODES = ("average", "block")
 
 # Metric kinds each expectation mode computes. "best"/"worst" are orders and
 # support every kind.
+# Metrics whose "best" / "worst" bounds come from the tie groups (TieGroups)
+# rather than from re-ordered rows: Judged@k puts the judged items first or
+# last, whatever their grades, where reorder_hits orders by grade.
+GROUP_BOUNDS = ("judged",)
+# trec_eval's set measures see the list as a set: every order, and so every
+# mode, gives them the same value.
+ORDER_FREE = ("set_p", "set_recall", "set_f", "set_map", "set_relative_p",
+              "num_nonrel_judged_ret")
 _SUPPORTED = {
     "average": ("precision", "recall", "f1", "hit", "rr", "ap", "dcg", "ndcg",
-                "rprec", "num_ret", "num_rel", "num_rel_ret"),
+                "rprec", "num_ret", "num_rel", "num_rel_ret",
+                # linear in the weights of the positions: see TieGroups
+                "rbp", "rbp_resid", "judged", "relative_p") + ORDER_FREE,
     "block": ("precision", "recall", "f1", "hit", "rr", "ap",
-              "rprec", "num_ret", "num_rel", "num_rel_ret"),
+              "rprec", "num_ret", "num_rel", "num_rel_ret",
+              "judged", "relative_p") + ORDER_FREE,
 }
+_NOT_LINEAR = ("its value is not linear in the order of the items (a tied item's "
+               "contribution depends on which items precede it), so its expectation "
+               "over tie orders has no closed form, and enumerating the orders grows "
+               "as the factorial of a tie group's size; report the bounds with "
+               "ties='best' and ties='worst'")
+_NOT_LINEAR_INTENTS = ("its value is not linear in the order of the items (an item's "
+                       "gain depends on the intents of the items above it), so its "
+                       "expectation over tie orders has no closed form, and "
+                       "enumerating the orders grows as the factorial of a tie group's "
+                       "size; evaluate it on a fixed order (ties='item_desc', "
+                       "'item_asc', ...)")
+_NO_BLOCK_RBP = ("an RBP in which every tied item takes the weight of the group's "
+                 "last rank is the RBP of no order and matches no reference; use "
+                 "ties='average' (the expectation over tie orders)")
 _WHY_NOT = {
     ("block", "dcg"): "a DCG in which every tied item takes the discount of the "
                       "group's last rank is no DCG of any order and matches no "
@@ -67,6 +92,15 @@ _WHY_NOT = {
     ("block", "bpref"): "bpref compares items pairwise and has no one-threshold "
                         "form; use ties='best' and ties='worst'",
     ("block", "iprec_at_recall"): "use ties='best' and ties='worst'",
+    ("average", "err"): _NOT_LINEAR, ("block", "err"): _NOT_LINEAR,
+    ("block", "rbp"): _NO_BLOCK_RBP, ("block", "rbp_resid"): _NO_BLOCK_RBP,
+    **{(mode, kind): _NOT_LINEAR_INTENTS for mode in EXPECTATION_MODES
+       for kind in ("alpha_ndcg", "err_ia", "s_recall")},
+    **{(mode, "p_ia"): "the tie kernels do not read the intents of the items "
+                       "(P-IA is linear in the top k, like precision, but its "
+                       "expectation is not implemented); evaluate it on a fixed "
+                       "order (ties='item_desc', 'item_asc', ...)"
+       for mode in EXPECTATION_MODES},
 }
 
 
@@ -99,8 +133,8 @@ def refuse_unsupported(mode: str, kind: str, *, ideal: str = "judged",
 EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal",
                     "log_base", "empty", "missing", "ties", "tie_first", "unjudged",
                     "gain_levels",
-                    # the named parameters (rbp(p=0.8)): these modes support no
-                    # metric that declares one (refuse_unsupported refuses it first)
+                    # the named parameters (rbp(p=0.8), set_f(beta=0.5)):
+                    # TieGroups.measure reads each metric's own
                     "metric_parameters",
                     # read by arp and aplt only, which these modes refuse
                     "item_popularity",
@@ -109,13 +143,14 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
                     "candidates",
                     # acts on iprec_at_recall only, which these modes refuse
                     # (_WHY_NOT above): any value leaves the closed forms exact
-                    "trec_eval_version")
+                    "trec_eval_version",
+                    # read by TieGroups.rbp_resid
+                    "residual_tail")
 # Options (of other branches' conventions) that the closed forms support only
 # at the value that changes nothing.
 NEUTRAL_OPTIONS = {"precision_denominator": "k", "recall_denominator": "relevant",
                    "min_grade": None, "judged_only": False, "truncate": None,
                    "no_hit": "zero", "gain_transform": False, "score_threshold": None,
-                   "residual_tail": "unjudged",
                    # the intent metrics, which these modes refuse, need one
                    "intent_col": None}
 
@@ -275,6 +310,13 @@ class TieGroups:
         self.truth_grade = truth_grade
         self.has_positive = np.bincount(truth_code[truth_grade > 0],
                                         minlength=n_users) > 0
+        # every judged row, whatever its grade (a negative grade is unjudged,
+        # as in trec_eval): Judged@k, the RBP residual, relative_P
+        judged = hit_grades >= 0
+        self.judged_group = row_group[hit_rows[judged]]
+        self.judged_grade = hit_grades[judged]
+        # the order-free measures run on the rows as they are (any order)
+        self._rows = (lengths, hit_rows, hit_grades)
 
     # -- helpers ----------------------------------------------------------
     def n_relevant(self, level):
@@ -566,6 +608,81 @@ class TieGroups:
             values = np.where(ideal > 0, dcg / ideal, 0.0)
         return values, ~self.has_positive
 
+    # -- metrics linear in the weights of the positions -------------------
+    # RBP, its residual, Judged@k and relative_P are sums over items of a
+    # value times a weight of the item's rank. In a uniformly random order of
+    # a tie group every item takes each of the group's ranks with probability
+    # 1 / n, so its expected weight is the mean weight of those ranks: exact.
+    def _share_inside(self, mode, k):
+        """Per group: the expected share of its items inside the top k."""
+        if mode == "block":
+            return (self.start + self.size <= self._cutoff(k)).astype(np.float64)
+        return self._inside(k) / self.size
+
+    def _rbp_weight(self, p):
+        """Per group: the mean of ``p**(rank - 1)`` over its ranks ``s + 1 .. s + n``,
+        ``p**s (1 - p**n) / (n (1 - p))``."""
+        return (np.power(p, self.start.astype(np.float64))
+                * -np.expm1(self.size * math.log(p)) / (self.size * (1.0 - p)))
+
+    def rbp(self, p):
+        """Tie-averaged RBP, gains ``g / max(1, G)`` as :mod:`~metrics_lib.ranking.user_models`."""
+        top = np.zeros(self.n_users)
+        np.maximum.at(top, self.truth_code, self.truth_grade)
+        users = self.user[self.hit_group]
+        gains = self.hit_grade / np.maximum(top, 1.0)[users]
+        values = (1.0 - p) * self._users(gains * self._rbp_weight(p)[self.hit_group],
+                                         self.hit_group)
+        return values, ~self.has_positive
+
+    def rbp_resid(self, p, tail):
+        """Tie-averaged RBP residual: 1 minus the expected weight of the judged items."""
+        group = self.judged_group
+        judged = self._users(self._rbp_weight(p)[group], group)
+        residual = 1.0 - (1.0 - p) * judged
+        if tail == "always":
+            return residual, None
+        has_unjudged = self._users(np.ones(group.size), group) < self.list_len
+        return np.where(has_unjudged, residual, 0.0), None
+
+    def judged(self, mode, k):
+        """Judged@k: the (expected, largest or smallest) judged items in the top k
+        over ``min(k, n)``.
+
+        With ``j`` judged items among a group's ``n`` and ``m`` of its ranks
+        inside k, the top k holds ``min(j, m)`` of them at best and
+        ``max(0, j - (n - m))`` at worst.
+        """
+        group = self.judged_group
+        if mode in ("best", "worst"):
+            judged = np.bincount(group, minlength=self.size.size)
+            m = self._inside(k)
+            within = (np.minimum(judged, m) if mode == "best"
+                      else np.maximum(0, judged - (self.size - m)))
+            count = self._users(within.astype(np.float64))
+        else:
+            count = self._users(self._share_inside(mode, k)[group], group)
+        size = self.list_len if k is None else np.minimum(self.list_len, k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(size > 0, count / size, 0.0), None
+
+    def relative_p(self, mode, k, level):
+        """trec_eval's relative_P: the expected relevant items in the top k over ``min(k, R)``."""
+        group = self.judged_group[self.judged_grade >= level]
+        in_top = self._users(self._share_inside(mode, k)[group], group)
+        n_rel = self.n_relevant(level)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n_rel > 0, in_top / np.minimum(n_rel, k), 0.0), n_rel == 0
+
+    def order_free(self, kind, param, level):
+        """A set measure, which every order of the list gives the same value."""
+        from ._trec_kernels import TrecTable  # one definition of the set measures
+
+        lengths, hit_rows, hit_grades = self._rows
+        table = TrecTable(self.list_len, lengths, hit_rows, hit_grades,
+                          self.truth_code, self.truth_grade, self.n_users)
+        return table.measure(kind, param, level)
+
     # -- dispatch -----------------------------------------------------------
     def measure(self, mode, kind, k, options):
         """``(values, empty_users)`` of one metric, as evaluate's kernels return.
@@ -599,4 +716,24 @@ class TieGroups:
             return values, None
         if kind == "ndcg":
             return self.ndcg(k, options["gain"], options["log_base"])
+        parameters = options.get("parameters", {})  # rbp(p=0.8), set_f(beta=0.5)
+        if kind in ORDER_FREE:
+            return self.order_free(kind, parameters.get("beta") if kind == "set_f" else k,
+                                   level)
+        if kind in ("rbp", "rbp_resid"):
+            if gain not in ("linear", "binary"):  # as the kernel of user_models.py
+                raise ValueError(f"metric 'rbp' is not available with gain={show(gain)}: "
+                                 "RBP takes gain='linear' or 'binary'")
+            if kind == "rbp":
+                return self.rbp(parameters["p"])
+            return self.rbp_resid(parameters["p"], options.get("residual_tail", "unjudged"))
+        if kind == "judged":
+            if mode in ("best", "worst") and (options.get("judged_only")
+                                             or options.get("truncate") is not None):
+                raise ValueError(f"metric 'judged' with ties={show(mode)} is not "
+                                 "available with judged_only=True or truncate=; use "
+                                 "ties='average' or a fixed order")
+            return self.judged(mode, k)
+        if kind == "relative_p":
+            return self.relative_p(mode, k, level)
         return self.binary(mode, kind, k, level, denominator)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import block_starts
+from ._kernels import block_positions, block_starts
 
 __all__ = ["TrecTable"]
 
@@ -64,16 +64,15 @@ class TrecTable:
                  truth_grade, n_users):
         self.n_users = n_users
         self.list_len = list_len
-        starts = block_starts(lengths)
         # Grades below 0 are "in the pool but unjudged" (trec_eval's
         # RELVALUE_UNJUDGED): never relevant, never non-relevant.
         judged = hit_grades >= 0
-        rows = hit_rows[judged]
         # block-layout rows of the retrieved unjudged ones, for infAP
-        self.starts = starts
+        self.starts = block_starts(lengths)
         self.unjudged_rows = hit_rows[~judged]
-        self.user = np.searchsorted(starts, rows, side="right") - 1
-        self.pos = rows - starts[self.user] + 1
+        if judged.all():  # the usual case: no copies
+            judged = slice(None)
+        self.user, self.pos = block_positions(lengths, hit_rows[judged])
         self.grade = hit_grades[judged]
         self.truth_code = truth_code
         self.truth_grade = truth_grade

@@ -15,8 +15,12 @@ cut-offs stop with exit code 2, an unknown measure or option with 1, a query
 of the qrels missing from the run (without ``-c``) or a document listed twice
 with 4. Exit codes are trec_eval's; where trec_eval crashes or prints
 uninitialised memory (a negative ``-M``, a qrels file that ends with a comment
-line), and for a ``nan`` score and ``ndcg`` gain parameters, the command
-line stops with a message instead; so it does for a grade above 2**31 - 1
+line), and for a ``nan`` score, the command line stops with a message
+instead; so it does for gains trec_eval misorders (``gain_init.c``
+``comp_rel_gain`` compares ``(int)`` differences), for gains of negative
+levels or below 0, and for gains given to more than one of ``ndcg``, ``dcg``
+and ``ideal_dcg`` (which share one parameter record in ``m_ndcg.c``: trec_eval
+aborts with a double free); likewise for a grade above 2**31 - 1
 (exit 4, where trec_eval stops only when its per-grade counters cannot be
 allocated) and for options it does not offer (``-Z``, ``-D`` other than 0,
 ``-R`` other than ``qrels``), named in the message. ``-N``, ``-o``, ``-v``
@@ -27,7 +31,15 @@ numbers (ranked unjudged documents count as relevant, ``num_rel`` does not
 count them, so map can exceed 1) with a note on stderr. ``-m all_trec``
 computes the measures of that set offered here (a note on stderr says so).
 ``tests/test_trec_cli_grammar.py`` compares both programs on generated command
-lines and files.
+lines and files. ``relstring`` and ``utility`` are computed here rather than by
+evaluate (:mod:`metrics_lib._cli_local` says why), and so are trec_eval's values
+on the one-document ranking that ``-c`` gives a query the run lacks, where a
+measure named with parameters is not zeroed (``rbp_resid_p=0.8`` is 1). ``rbp``
+prints the value trec_eval prints when it is the only measure: ``m_rbp.c``
+rescales the gains with two variables it never initialises, so next to other
+measures the binary's value changes with them (a note on stderr says so;
+``all_trec`` leaves rbp out, a negative ``-l`` refuses it);
+``tests/test_trec_measures_trec1.py`` compares the new measures.
 
 ``-m`` also takes every name :func:`metrics_lib.evaluate` takes (``ndcg@10``,
 ``p@5``, ``ndcg_cut_10``, ``mrr@10``, ``iprec_at_recall@0.5``), which
@@ -110,9 +122,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "trec_eval's default table (-m official).",
         epilog="Measures: official, all_trec, runid, num_q, num_ret, num_rel, num_rel_ret, map, "
                "gm_map, Rprec, bpref, recip_rank, iprec_at_recall[.0.1,...], "
-               "P[.5,10,...], recall[.K,...], ndcg, ndcg_cut[.K,...], map_cut[.K,...], "
+               "P[.5,10,...], recall[.K,...], binG, G[.1=g1,2=g2,...], dcg[.gains], "
+               "ideal_dcg[.gains], ndcg[.gains], ndcg_rel[.gains], Rndcg[.gains], "
+               "ndcg_cut[.K,...], map_cut[.K,...], "
                "success[.K,...], infAP, gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
-               "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret; bare P, recall, "
+               "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret, yaap, unj[.K,...], "
+               "Rprec_mult[.M,...], 11pt_avg[.L,...], utility[.a,b,c,d] (d with -N), "
+               "relstring[.N] (-q lines only), rbp[.p=P] (p 0.9; alone as trec_eval, "
+               "whose value next to other measures reads uninitialised memory; not in "
+               "all_trec nor with a negative -l), rbp_resid[.p=P]; bare P, recall, "
                "ndcg_cut, map_cut and relative_P mean the cut-offs "
                "5,10,15,20,30,100,200,500,1000 as in trec_eval. As in trec_eval, a "
                "query of the qrels that the run lacks is an error unless -c is given; "
@@ -126,7 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
                "-N, -o, -D 0, -R qrels, -T trec_results and the long options (--measure=map, "
                "--meas P.5, ...). Differences from trec_eval (exit codes are trec_eval's): "
                "a nan score, a negative -M, recall levels that are not finite "
-               "(iprec_at_recall.inf), ndcg gain parameters, -Z, -D other than 0 and the "
+               "(iprec_at_recall.inf), gains for negative levels or below 0, gains that "
+               "trec_eval's (int) comparator misorders, more than one of ndcg, dcg and "
+               "ideal_dcg with gains (trec_eval crashes), -Z, -D other than 0 and the "
                "other -R formats are refused; a grade above 2**31-1 stops with exit 4 "
                "(trec_eval: where its per-grade counters cannot be allocated; with -q, as "
                "trec_eval, an exit 4 part-way comes after the earlier queries' lines); "
@@ -167,8 +187,7 @@ def _add_other_options(parser) -> None:
                         help="print trec_eval's version on stderr and exit")
     parser.add_argument("-N", "--Number_docs_in_coll", dest="N", metavar="N",
                         help="number of documents in the collection (read by "
-                             "trec_eval's utility measure only, not offered here: "
-                             "no effect)")
+                             "utility's fourth weight only, as in trec_eval)")
     parser.add_argument("-D", "--Debug_level", dest="D", metavar="N",
                         help="debug level: only 0 (trec_eval's default) is offered")
     parser.add_argument("-R", "--Rel_info_format", dest="R", default="qrels",
@@ -295,6 +314,7 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level, unjudged):
     """
     import pandas as pd
 
+    from ._cli_measures import _check_gain_order
     from .evaluate import TIES, evaluate
     from .ranking import registry
 
@@ -322,10 +342,18 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level, unjudged):
                               "relevance": (t_grades >= level).astype(np.int64)})
         frame = evaluate(recs, truth, binary, relevance_level=1, **common)
         values.update({m: frame[m] for m in binary})
-    if graded:  # trec_eval's ndcg ignores -l: gain = grade
-        truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
-        frame = evaluate(recs, truth, graded, relevance_level=1, **common)
-        values.update({m: frame[m] for m in graded})
+    # gain = grade (trec_eval's default), or the gains of -m G.1=3,... (one call
+    # per set of gains); -l only says which queries have no relevant document
+    groups = {}
+    for metric in graded:
+        groups.setdefault(id(getattr(metric, "pairs", None)), []).append(metric)
+    truth = pd.DataFrame({"user": t_users, "item": t_items, "relevance": t_grades})
+    for group in groups.values():
+        gain = ("linear" if not hasattr(group[0], "pairs")
+                else _check_gain_order(group[0], t_users, t_grades))
+        frame = evaluate(recs, truth, list(group), relevance_level=max(level, 0), gain=gain,
+                         **common)
+        values.update({m: frame[m] for m in group})
     return values
 
 
@@ -342,6 +370,10 @@ def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
     unjudged); ``n_rel_ret``: judged documents ranked. The loops are the C
     ones (same sums in the same order, so the same doubles).
     """
+    if metric == "yaap" or metric.startswith(("rprec_mult_", "11pt_avg")):
+        from ._cli_local import below_zero
+
+        return below_zero(metric, flags, n_rel, n_rel_ret)
     kind, _, cut = metric.partition("@")
     k = int(cut) if cut else len(flags)
     found = sum(flags[:k])
@@ -353,6 +385,13 @@ def _one_query_below_zero(flags, n_rel, n_rel_ret, metric, p):
         return 1.0 if found else 0.0
     if kind == "recall":
         return found / n_rel if n_rel else 0.0
+    if kind == "bin_g":  # m_binG.c: 1 / log2(3 + i - relevant so far), over num_rel
+        total, so_far = 0.0, 0
+        for i, flag in enumerate(flags):
+            if flag:
+                so_far += 1
+                total += 1.0 / math.log2(3 + i - so_far)
+        return (total / n_rel if n_rel else math.inf) if so_far else 0.0
     if kind == "relative_p":  # m_rel_P.c: over min(k, num_rel); 0 without num_rel
         return found / min(k, n_rel) if n_rel else 0.0
     if kind == "rprec":
@@ -404,9 +443,10 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
     starts = np.searchsorted(users, queries)
     ends = np.searchsorted(users, queries, side="right")
     affected = [(i, m, p) for i, (_, m, p) in enumerate(columns)
-                if m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr",
-                                           "relative_p")
-                or m.startswith("iprec_at_recall")]
+                if isinstance(m, str) and (
+                    m.partition("@")[0] in ("P", "hit", "recall", "rprec", "map", "mrr",
+                                            "relative_p", "bin_g", "yaap")
+                    or m.startswith(("iprec_at_recall", "rprec_mult_", "11pt_avg")))]
     out = {i: np.zeros(queries.size) for i, _, _ in affected}
     for q, (start, end) in enumerate(zip(starts, ends)):
         rels = rel[start:end] if in_run[q] else np.array(missing, dtype=np.int64)
@@ -422,8 +462,35 @@ def _below_zero(ranked, queries, in_run, missing, qrels, level, columns, n_rel):
 _COUNTED_HERE = ("num_ret", "num_rel", "num_rel_ret")
 
 
+def _eleven_as_trec_eval(values, metric, n_rel, n_ret):
+    """m_11pt_avg.c on a query with no document ranked: 0/0 (NaN) once a level aims at
+    relevant item 0 (lround(p * R) == 0, which the walk then reaches), else 0."""
+    from .ranking.trec_more import ELEVEN_POINTS
+
+    _, dot, params = metric.partition(".")
+    levels = [float(v) for v in params.split(",")] if dot else ELEVEN_POINTS
+    at_zero = np.zeros(n_rel.size, dtype=bool)
+    for p in levels:
+        at_zero |= p * n_rel < 0.5
+    return np.where((n_ret == 0) & at_zero, np.nan, values)
+
+
+def _missing_queries(table, position, printed, metric, missing, one_document):
+    """-c: trec_eval's value on the one-document ranking of the queries the run lacks."""
+    from ._cli_local import missing_query_values
+
+    values = [missing_query_values(printed, metric, bool(one)) for one in one_document]
+    if all(v is None for v in values):
+        return
+    column = np.asarray(table[position]).astype(object if isinstance(
+        next(v for v in values if v is not None), str) else np.float64)
+    column[missing] = [column[i] if v is None else v
+                       for i, v in zip(np.flatnonzero(missing), values)]
+    table[position] = column
+
+
 def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
-              query_ids):
+              query_ids, n_docs=0):
     """Per-query values: a frame with one column per entry of ``columns`` (by position).
 
     The index holds the query codes, in trec_eval's order.
@@ -460,7 +527,8 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
         scores = np.unique(scores, return_inverse=True)[1].reshape(-1).astype(float)
     # Codes are numbers ordered as the ids' bytes: numeric tie order = trec_eval's.
     recs = pd.DataFrame({"user": users, "item": items, "score": scores})
-    metrics = sorted({metric for _, metric, _ in columns if metric not in _COUNTED_HERE})
+    metrics = sorted({metric for _, metric, _ in columns
+                      if isinstance(metric, str) and metric not in _COUNTED_HERE})
     values = {}
     if metrics and t_users.size and users.size:
         values = _library_values(recs, t_users, t_items, t_grades, metrics, level,
@@ -471,24 +539,39 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
     n_ret = np.bincount(np.searchsorted(queries, users), minlength=queries.size)
     if complete:  # trec_eval.c ranks one unjudged document for a missing query
         n_ret = np.where(in_run, n_ret, 0 if judged_only or max_docs == 0 else 1)
-    for position, (_, metric, recall_level) in enumerate(columns):
-        if metric == "num_ret":
+    hit = np.isin(users * n_items + items, t_users[relevant] * n_items + t_items[relevant])
+    counts = (np.bincount(np.searchsorted(queries, users[hit]), minlength=queries.size),
+              n_ret, n_rel)
+    for position, (printed, metric, recall_level) in enumerate(columns):
+        if not isinstance(metric, str):  # relstring, utility: computed here
+            order = np.lexsort((-items, -scores, users))  # trec_eval's ranking
+            from ._cli_local import local_column
+
+            table[position] = local_column(*metric, counts, (users[order], items[order]),
+                                            queries, (q_users, q_items, grades), n_docs)
+        elif metric == "num_ret":
             table[position] = np.bincount(np.searchsorted(queries, users),
                                           minlength=queries.size)
         elif metric == "num_rel":
             table[position] = n_rel
         elif metric == "num_rel_ret":
-            hit = np.isin(users * n_items + items,
-                          t_users[relevant] * n_items + t_items[relevant])
-            table[position] = np.bincount(np.searchsorted(queries, users[hit]),
-                                          minlength=queries.size)
+            table[position] = counts[0]
         else:
             value = values.get(metric)
+            # a query evaluate did not score gets 0; a nan it computed stays
+            # (Rndcg's 0 / 0, printed -nan as trec_eval prints it)
             table[position] = (np.zeros(queries.size) if value is None
-                               else value.reindex(queries).fillna(0.0).to_numpy())
+                               else np.where(np.isin(queries, value.index.to_numpy()),
+                                             value.reindex(queries).to_numpy(), 0.0))
             if recall_level is not None:
                 table[position] = _iprec_as_trec_eval(table[position], recall_level, n_rel,
                                                       n_ret)
+            elif metric.startswith("11pt_avg"):  # 0/0 on an empty ranking, as iprec
+                table[position] = _eleven_as_trec_eval(table[position], metric, n_rel,
+                                                       n_ret)
+        if complete and not in_run.all():
+            _missing_queries(table, position, printed, metric, ~in_run,
+                             n_ret[~in_run] > 0)
     if level < 0:
         order = np.lexsort((-items, -scores, users))  # trec_eval's ranking
         missing = [] if judged_only or max_docs == 0 else [-1]
@@ -560,11 +643,29 @@ def _options(args):
                        f"measure names only, not for {', '.join(extra)} (trec_eval's "
                        "counting of unjudged documents there has no definition in "
                        "evaluate)", 1)
+    if level < 0 and "rbp" in measures:
+        _rbp_below_zero(args)
+    elif "rbp" in measures and len(measures) > 1:
+        notes.append("note: rbp is the value trec_eval 10.0 prints when rbp is its only "
+                     "measure: m_rbp.c rescales the gains with two uninitialised variables "
+                     "(min, max), so with other measures the binary's rbp can differ")
     if level < 0:
         notes.append(f"note: -l {args.l}: trec_eval 10.0 counts ranked documents "
                      "that are not judged (or judged negative) as relevant but not in "
                      "num_rel, so map, recall and Rprec can exceed 1")
     return measures, notes, max_docs, level
+
+
+def _rbp_below_zero(args) -> None:
+    """rbp under a negative -l: refused.
+
+    m_rbp.c rescales its gains by two variables it never initialises; under
+    a negative -l the binary's rbp differs from its value at -l 1 even alone
+    (0.1156 against 0.1310 on one query), so there is no value to reproduce.
+    """
+    raise _Refused(f"-l {args.l}: rbp is not offered with a negative level: trec_eval "
+                   "10.0's m_rbp.c reads uninitialised memory (min, max) and its value "
+                   "there changes with the level and the other measures asked for", 1)
 
 
 # form_res_rels.c allocates (and zeroes) max_rel + 1 longs per query: 16 GiB
@@ -643,7 +744,7 @@ def main(argv=None) -> int:
 
         columns = _columns(measures)
         options = dict(level=level, complete=args.c, judged_only=args.J, max_docs=max_docs,
-                       query_ids=query_ids)
+                       query_ids=query_ids, n_docs=0 if args.N is None else _atol(args.N))
         result, stop = _evaluate_until_stop(run, qrels, columns, options, args.q)
         if stop is not None:
             if result is not None:

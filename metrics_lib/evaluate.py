@@ -187,8 +187,11 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``"worst"`` (higher grades first / last inside each tie group: the
         bounds over all tie orders). They are defined in the notes of
         :mod:`metrics_lib.ranking`; a metric a mode does not define
-        (``"block"`` with DCG/NDCG, ``"average"``/``"block"`` with bpref,
-        iprec_at_recall or ``ideal="retrieved"``) raises ``ValueError``.
+        (``"block"`` with DCG/NDCG or RBP, ``"average"``/``"block"`` with
+        bpref, iprec_at_recall, ERR, the intent metrics or
+        ``ideal="retrieved"``) raises ``ValueError`` saying why. trec_eval's
+        set measures take every mode (they do not read the order); for
+        Judged@k, ``"best"`` / ``"worst"`` put the judged items first / last.
     n_jobs : int, default=1
         Number of threads for the join and the metrics: the users are split
         into ``n_jobs`` contiguous chunks of about equal numbers of rows
@@ -272,7 +275,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         The popularity of each item, item id -> a number >= 0, for the
         popularity-bias metrics ``"arp@k"`` (average recommendation
         popularity) and ``"aplt@k"`` (long-tail share; ``"aplt(head_share=
-        0.8)@k"``), which need it (:mod:`metrics_lib.ranking.popularity_bias`).
+        0.8)@k"``), which need it (per list: :func:`average_recommendation_popularity`,
+        :func:`long_tail_share`).
         It is given, not computed: from the training interactions,
         ``train.groupby("item").size()`` counts interactions (Abdollahpouri
         et al.; RecBole) and ``train.groupby("item")["user"].nunique()``

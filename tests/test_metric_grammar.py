@@ -51,7 +51,9 @@ def _trec_spellings(metric) -> list[tuple[str, object]]:
     for measure in metric.trec_eval:
         if measure.name in ("gm_map", "gm_bpref"):
             continue  # a mean over users, not a value per user: refused by evaluate
-        if "{}" not in measure.library:
+        if metric.cutoff == "persistence":  # rbp.p=0.8: the name needs its p
+            out.append((f"{measure.name}.p=0.8", 0.8))
+        elif "{}" not in measure.library:
             out.append((measure.name, None))
         elif metric.cutoff == "level":
             out.append((f"{measure.name}.0.50", 0.5))
@@ -122,11 +124,6 @@ def _close(ours: float, text: str) -> bool:
 
 @pytest.mark.parametrize("kind, name", EVALUATE_NAMES, ids=[n for _, n in EVALUATE_NAMES])
 def test_every_evaluate_name_is_taken_by_the_command_line(kind, name, tmp_path):
-    if registry.get(kind).cutoff == "persistence":
-        # issue 29: the command line's names for rbp (trec_eval's rbp.p=0.8)
-        # come with its rewrite; evaluate's rbp(p=0.8) is tested in
-        # tests/test_user_model_metrics.py
-        pytest.skip("the command line does not take rbp(p=...) names yet")
     if registry.get(kind).intents:
         # trec_eval's qrels have no intent column: evaluate's intent_col= is
         # tested in tests/test_intent_metrics.py
@@ -161,7 +158,9 @@ def test_every_trec_eval_name_is_taken_by_evaluate(kind, name, p, tmp_path):
         value = frame[name].get(query, 0.0)
         assert _close(value, want[(printed, query)]), (name, query, value)
     # the other door: evaluate's spelling of the same measure on the command line
-    other = f"{registry.get(kind).display_name}@{p}" if p is not None else name.lower()
+    other = (f"{registry.get(kind).display_name}(p={p})"
+             if registry.get(kind).cutoff == "persistence"
+             else f"{registry.get(kind).display_name}@{p}" if p is not None else name.lower())
     ours = _cli(["-m", other, q_path, r_path])
     assert {query: v for (_, query), v in ours.items()} == \
         {query: v for (_, query), v in want.items()}, other
@@ -232,6 +231,6 @@ def test_same_spelling_two_meanings(tmp_path):
     frame = _evaluate_as_trec_eval(recs, truth, ["recall", "success", "recall@1000"])
     assert frame["recall"].equals(frame["recall@1000"].rename("recall"))
     assert set(frame["success"]) <= {0.0, 1.0}
-    code, out, err = run_ours(["-m", "dcg", q_path, r_path])
+    code, out, err = run_ours(["-m", "prefs_simp", q_path, r_path])  # a preference measure
     assert (code, out) == (1, b"") and "trec_eval's but not computed" in err
     assert list(evaluate(recs, truth, ["dcg"]).columns) == ["dcg"]  # this library's DCG

@@ -83,3 +83,17 @@ def test_visible_code_is_teaching_code(path):
                and "glue(" in "".join(cell["source"])]
     assert not visible, f"{path.name}: glue() in visible code cells {visible}; move it to a " \
         "cell tagged remove-cell"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_cell_has_its_own_id(path):
+    """nbformat 4.5 gives each cell an id; a cell moved by hand or by a script can
+    lose it (comparing_systems' Summary did), which Jupyter then invents anew on
+    every save, and the launch notebooks differ from the build each time."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    if (notebook["nbformat"], notebook["nbformat_minor"]) < (4, 5):
+        pytest.skip(f"{path.name}: nbformat before 4.5 has no cell ids")
+    ids = [cell.get("id") for cell in notebook["cells"]]
+    missing = [index for index, cell_id in enumerate(ids) if not cell_id]
+    assert not missing, f"{path.name}: cells {missing} have no id"
+    assert len(set(ids)) == len(ids), f"{path.name}: repeated cell ids"

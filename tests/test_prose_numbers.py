@@ -104,7 +104,7 @@ _SOFTWARE = re.compile(
     r"(?:trec_eval|pytrec_eval(?:-terrier)?|ranx|torchmetrics|scikit-learn|sklearn|Recommenders|"
     r"RecBole|ir-measures|ir_measures|RecTools|pandas|numpy|NumPy|Python|scipy|SciPy|"
     r"statsmodels|Dask|dask|pyarrow|Elliot|recmetrics|obp|matplotlib|Jupyter Book|Chromium|"
-    r"MathJax|llama-index-core|Sphinx|myst-nb|LensKit|Open Bandit Pipeline) v?$")
+    r"MathJax|llama-index-core|Sphinx|myst-nb|LensKit|Open Bandit Pipeline|MATTERS) v?$")
 
 
 def _strip_blocks(text: str, math: list[str] | None = None) -> str:

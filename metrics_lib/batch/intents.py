@@ -51,12 +51,14 @@ def fold_intents(intent_series, users, items, grades, level):
     with a relevant item (``S``).
     """
     _, intents = check_id_column("truth", intent_series, needs="an intent id")
-    user_code, n_users = _codes(users)
+    user_code, n_users = _codes(users, dense=True)
     item_code, n_items = _codes(items, sort=True)  # key order = item order
-    intent_code, n_intents = _codes(intents)
+    intent_code, n_intents = _codes(intents, dense=True)
     order = _sorted_rows(user_code, item_code, intent_code, n_items, n_intents)
-    same_pair = ~(_first_in_run(user_code[order]) | _first_in_run(item_code[order]))
-    repeated = same_pair & ~_first_in_run(intent_code[order])
+    # each column in (user, item, intent) order, taken once
+    s_user, s_item, s_intent = user_code[order], item_code[order], intent_code[order]
+    same_pair = ~(_first_in_run(s_user) | _first_in_run(s_item))
+    repeated = same_pair & ~_first_in_run(s_intent)
     if repeated.any():
         row = int(order[np.flatnonzero(repeated)[0]])
         raise ValueError(
@@ -69,17 +71,39 @@ def fold_intents(intent_series, users, items, grades, level):
     ptr = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(np.bincount(group[relevant], minlength=n_groups), out=ptr[1:])
     first = order[~same_pair]
-    # S of each user: the distinct intents among its relevant rows
-    pairs = user_code[order][relevant] * max(n_intents, 1) + intent_code[order][relevant]
-    per_user = np.bincount(np.unique(pairs) // max(n_intents, 1), minlength=n_users)
+    codes = s_intent[relevant]
+    per_user = _intents_per_user(s_user[relevant], codes, n_users, n_intents)
     keys = np.arange(1, n_groups + 1, dtype=np.float64)
-    return (users[first], items[first], keys, ptr,
-            intent_code[order][relevant].astype(np.int64),
+    return (users[first], items[first], keys, ptr, codes,
             per_user[user_code[first]].astype(np.float64))
 
 
-def _codes(values, sort=False):
-    """Integer codes of an id array (hashing; ``sort``: codes in the ids' order)."""
+def _intents_per_user(user_code, intent_code, n_users, n_intents):
+    """S of each user: its distinct intents among the relevant rows given."""
+    n_intents = max(n_intents, 1)
+    if n_users * n_intents <= 4 * user_code.size + 4096:
+        # a table of (user, intent) flags is no larger than the rows: no sort
+        seen = np.zeros(n_users * n_intents, dtype=bool)
+        seen[user_code * n_intents + intent_code] = True
+        return seen.reshape(n_users, n_intents).sum(axis=1)
+    pairs = np.unique(user_code * n_intents + intent_code)
+    return np.bincount(pairs // n_intents, minlength=n_users)
+
+
+def _codes(values, sort=False, dense=False):
+    """Integer codes of an id array and their count (an upper bound of the codes).
+
+    Integer ids in a narrow range are their offset from the smallest, which
+    keeps their order and needs no hashing; ``dense`` asks for a range of
+    at most about twice the rows (the codes then size tables). Other ids are
+    hashed (``sort``: codes in the ids' order).
+    """
+    if values.dtype.kind in "iu" and values.size:
+        low, high = int(values.min()), int(values.max())
+        limit = 2 * values.size + 1024 if dense else 2**40
+        if high - low < limit:
+            offset = values - values.dtype.type(low)  # exact: no wrap-around
+            return offset.astype(np.int64, copy=False), high - low + 1
     codes, uniques = pd.factorize(values, sort=sort)
     return codes.astype(np.int64), len(uniques)
 
@@ -89,5 +113,7 @@ def _sorted_rows(user_code, item_code, intent_code, n_items, n_intents):
     n_users = int(user_code.max(initial=0)) + 1
     if n_users * max(n_items, 1) * max(n_intents, 1) < 2**62:
         key = (user_code * n_items + item_code) * n_intents + intent_code
+        if key.size < 2 or np.all(key[1:] > key[:-1]):
+            return np.arange(key.size)  # sorted already (qrels usually are)
         return np.argsort(key, kind="stable")
     return np.lexsort((intent_code, item_code, user_code))

@@ -98,14 +98,19 @@ def _at_level_zero(recommendations, truth, options, *, relevance_col, **columns)
             # grade >= 0 is grade + 1 >= 1; a negative grade (unjudged) stays as it is
             shifted = truth.assign(**{relevance_col: np.where(grades >= 0, grades + 1.0,
                                                               grades)})
-        parts.append(evaluate_frames(recommendations, shifted, dict(
-            options, metrics=binary, relevance_level=1.0), relevance_col=relevance_col,
-            **columns))
+        shifted_options = dict(options, metrics=binary, relevance_level=1.0)
+        if isinstance(options["gain"], tuple):
+            # a gain map is for the graded pass: the shifted grades are not its keys
+            shifted_options.update(gain="linear",
+                                   gain_transform=options["min_grade"] is not None)
+        parts.append(evaluate_frames(recommendations, shifted, shifted_options,
+                                     relevance_col=relevance_col, **columns))
     if graded:
         # the first pass has warned already: the warning is once per call
         missing = "zero" if binary and options["missing"] == "warn" else options["missing"]
         parts.append(evaluate_frames(recommendations, truth, dict(
-            options, metrics=graded, relevance_level=1.0, missing=missing),
+            options, metrics=graded, relevance_level=1.0, missing=missing,
+            level_zero=True),  # Rndcg: a user with a judgement is not empty
             relevance_col=relevance_col, **columns))
     result = parts[0] if len(parts) == 1 else pd.concat(parts, axis=1)
     return result[[name for name, _, _ in options["metrics"]]]

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels import UserTable, block_starts, grade_levels, lookup_grades
-from .._tie_kernels import (EXPECTATION_MODES, TIE_MODES, TieGroups,
+from .._tie_kernels import (EXPECTATION_MODES, GROUP_BOUNDS, TIE_MODES, TieGroups,
                             refuse_unknown_options, reorder_hits)
 from .._trec_kernels import TrecTable
 from ..ranking import gain_grades, registry
@@ -83,8 +83,14 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
             groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
                                grades, n_users)
             for name, kind, k in options["metrics"]:
-                out["values"][name] = groups.measure(mode, kind, k, options)
+                out["values"][name] = groups.measure(mode, kind, k, _own(options, name))
             return out
+        bounded = [metric for metric in options["metrics"] if metric[1] in GROUP_BOUNDS]
+        if bounded:  # bounds that are no re-ordering by grade (see _tie_kernels)
+            groups = TieGroups(lengths, first, hit_rows, hit_grades, truth_code,
+                               grades, n_users)
+            for name, kind, k in bounded:
+                out["values"][name] = groups.measure(mode, kind, k, _own(options, name))
         hit_rows, hit_grades = reorder_hits(first, hit_rows, hit_grades, mode)
     rows = None
     if "popularity_rows" in options:  # item data of every row, before any cut
@@ -93,7 +99,8 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     if options["judged_only"] or truncate is not None:
         lengths, hit_rows, hit_grades = _reshape_lists(
             lengths, hit_rows, hit_grades, options["judged_only"], truncate)
-    metrics = [(name, registry.get(kind), k) for name, kind, k in options["metrics"]]
+    metrics = [(name, registry.get(kind), k) for name, kind, k in options["metrics"]
+               if name not in out["values"]]
     table = UserTable(lengths, hit_rows, hit_grades, truth_code, grades, n_users,
                       levels=levels)
     gain, gain_table = options["gain"], table
@@ -111,9 +118,14 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     tables = ChunkTables(binary=table, graded=gain_table, trec=trec, gain=gain,
                          truncated=truncate is not None, rows=rows)
     for name, metric, k in metrics:  # each metric's batch kernel (its module)
-        own = dict(options, parameters=options["metric_parameters"][name])
-        out["values"][name] = metric.batch(tables, k, own)
+        out["values"][name] = metric.batch(tables, k, _own(options, name))
     return out
+
+
+def _own(options, name):
+    """The options as metric ``name``'s kernel sees them: its named parameters
+    (``rbp(p=0.8)``) as ``options["parameters"]``."""
+    return dict(options, parameters=options["metric_parameters"][name])
 
 
 def _reshape_lists(lengths, hit_rows, hit_grades, judged_only, truncate):

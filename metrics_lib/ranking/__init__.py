@@ -44,22 +44,28 @@ items of equal score form a *tie group*, ranked as ``ties`` says:
     expected number of hits (hit@k: the probability of at least one),
     reciprocal rank the distribution of the first relevant item's position
     (hypergeometric), AP the exact expectation (see
-    ``metrics_lib._tie_kernels.TieGroups``). NDCG with
-    ``ideal="retrieved"`` is refused: its ideal list is random too;
+    ``metrics_lib._tie_kernels.TieGroups``). RBP, its residual and
+    Judged@k are sums of weights of the ranks, so each tied item takes its
+    group's mean weight, exactly. NDCG with ``ideal="retrieved"`` is
+    refused: its ideal list is random too; so are ERR and the intent
+    metrics, whose value is not linear in the order;
 ``"block"``
     every item of a tie group gets the group's *last* rank, i.e. one
     threshold per distinct score; an item is in the top ``k`` when that rank
     is at most ``k``. AP without cut-off and ``denominator="relevant"`` is
     then scikit-learn's ``average_precision_score`` and
     ``label_ranking_average_precision_score`` over the items passed. DCG and
-    NDCG are refused (no order and no reference library gives that DCG);
+    NDCG are refused (no order and no reference library gives that DCG),
+    and RBP for the same reason;
 ``"best"`` / ``"worst"``
     the order in which, inside every tie group, higher grades come first /
     last: the largest and smallest value over all tie orders, which is the
     honest report when an order was never specified. (One exception: AP
     with ``denominator="retrieved"`` averages over the hits only, so fewer
     relevant items in the top ``k`` can score higher; there ``"best"`` and
-    ``"worst"`` are the two orders, not the bounds.)
+    ``"worst"`` are the two orders, not the bounds. Judged@k puts the
+    judged items first / last, whatever their grades, which gives its
+    bounds.)
 
 Orders that are accidents of an implementation cannot be reproduced, and no
 mode tries: ranx (0.3.21, ``ranx/data_structures/common.py``,

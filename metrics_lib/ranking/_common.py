@@ -43,7 +43,14 @@ _TIE_OPTIONS = {
     "dcg": ("gain", "log_base", "relevance_level"),
     "ndcg": ("gain", "log_base", "ideal", "empty", "relevance_level"),
     "rprec": ("relevance_level", "empty"),
+    "rbp": ("gain", "relevance_level", "empty", "residual", "residual_tail"),
+    "rbp_resid": ("gain", "relevance_level", "empty", "residual", "residual_tail"),
+    "judged": (),
 }
+# Metrics that read the grades as they are, not as grade >= relevance_level
+_OWN_GRADES = ("ndcg", "dcg", "rbp")
+# Metrics defined for a user without a relevant item (no empty policy)
+_NO_EMPTY = ("dcg", "judged", "rbp_resid")
 # Keywords the closed forms support only at the value that changes nothing.
 _TIE_NEUTRAL = {"judged_only": False, "truncate": None, "candidates": "all",
                 "min_grade": None, "no_hit": "zero"}
@@ -183,16 +190,16 @@ def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options
     grades = check_relevant(relevant, allow_negative=allow_negative,
                             recommended=items)
     level = options.get("relevance_level", 1)
-    if level == 0 and kind not in ("ndcg", "dcg"):
+    if level == 0 and kind not in _OWN_GRADES:
         # the closed forms count positive grades only: grade >= 0 is grade + 1
         # >= 1 (evaluate does the same at trec_eval's -l 0)
         grades = {item: grade + 1.0 if grade >= 0 else grade
                   for item, grade in grades.items()}
         level = 1.0
-    if kind == "ndcg":
+    if kind in ("ndcg", "rbp"):
         if not any(grade > 0 for grade in grades.values()):
             return plain  # the empty policy, already applied
-    elif kind != "dcg" and not any(grade >= level for grade in grades.values()):
+    elif kind not in _NO_EMPTY and not any(grade >= level for grade in grades.values()):
         return plain
     position = {item: i for i, item in enumerate(ranked)}
     judged = sorted((position[item], grade) for item, grade in grades.items()
@@ -207,7 +214,13 @@ def _tied_call(call, name, kind, recommended, relevant, k, scores, ties, options
     kernel_options = {"relevance_level": level,
                       "denominator": options.get("denominator", "relevant"),
                       "gain": options.get("gain", "linear"),
-                      "log_base": _check_log_base(options.get("log_base", 2))}
+                      "log_base": _check_log_base(options.get("log_base", 2)),
+                      "residual_tail": options.get("residual_tail", "unjudged")}
+    if kind in ("rbp", "rbp_resid"):
+        # RBP's third argument is its persistence p (checked by the call above),
+        # which evaluate's kernels read as the parameter of rbp(p=...)
+        kernel_options["parameters"] = {"p": k}
+        k = None
     value, _ = groups.measure(ties, kind, check_k(k), kernel_options)
     return float(value[0])
 

@@ -154,12 +154,31 @@ PARAMETERS = {
     ),
 }
 
+# Blocks of other sections (Returns, Raises) that several docstrings share,
+# placed the same way; they read as a section's entry, not as a parameter.
+SECTIONS = {
+    "returns_intents": (
+        "    float\n"
+        "        In [0, 1]; the ``empty`` policy's value (0 by default) when no intent\n"
+        "        has a relevant item."
+    ),
+    "raises_intents": (
+        "    TypeError, ValueError\n"
+        "        For a ``relevant`` that is not a mapping of mappings, a negative or\n"
+        "        non-number grade, a ``k`` that is not a positive integer, an\n"
+        "        ``alpha`` outside [0, 1] (the functions that take one), an ``empty``\n"
+        "        policy that is not one of the four, ``empty=\"raise\"`` when no intent\n"
+        "        has a relevant item, and the checks of the list."
+    ),
+}
+
 _PLACEHOLDER = re.compile(r"^    \{\{(\w+(?: \w+)*)\}\}$", re.MULTILINE)
 
 
 def shared_parameters(function):
     """Replace each ``{{name ...}}`` line of ``function``'s docstring by the named blocks."""
     function.__doc__ = _PLACEHOLDER.sub(
-        lambda match: "\n".join(PARAMETERS[name] for name in match.group(1).split()),
+        lambda match: "\n".join({**PARAMETERS, **SECTIONS}[name]
+                                 for name in match.group(1).split()),
         function.__doc__)
     return function

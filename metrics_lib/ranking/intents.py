@@ -57,8 +57,8 @@ import numpy as np
 
 from .._kernels import _first_in_run
 from .._validation.lists import _as_python_id
-from .._validation import (check_k, check_real, check_recommended, check_same_kind,
-                           check_relevance_level, handle_empty, show)
+from .._validation import (check_empty, check_k, check_real, check_recommended,
+                           check_relevance_level, check_same_kind, handle_empty, show)
 from ._docstrings import shared_parameters
 from .judgements import _refuse_bounds
 from .registry import Metric, Parameter, register
@@ -92,6 +92,21 @@ def _intent_inputs(recommended, relevant, k, alpha, relevance_level):
     check_same_kind("recommended", kind, "relevant", judged)
     top = [judged.get(item, frozenset()) for item in items[:k]]
     return top, judged, k, alpha
+
+
+def _checked(recommended, relevant, k, alpha, relevance_level, empty):
+    """Every per-list function's checks: its inputs and ``S``, or the ``empty`` value.
+
+    Returns ``(top, judged, k, alpha, S)``, or ``(None, value)`` with the
+    ``empty`` policy's value when no intent has a relevant item (``S = 0``).
+    """
+    empty = check_empty(empty)  # checked even when S > 0 makes it unused
+    top, judged, k, alpha = _intent_inputs(recommended, relevant, k, alpha,
+                                           relevance_level)
+    n_intents = _n_intents(judged)
+    if n_intents == 0:
+        return None, handle_empty(empty, "no intent has a relevant item")
+    return top, judged, k, alpha, n_intents
 
 
 def _novelty_gains(ranked, alpha):
@@ -136,14 +151,13 @@ def alpha_ndcg_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1,
     Returns
     -------
     float
-        alpha-nDCG@k, 0 when the top k holds no relevant item.
+        alpha-nDCG@k: 0 when the top k holds no relevant item, the ``empty``
+        policy's value when no intent has one; above 1 only where the greedy
+        ideal falls short of the best list (see Notes).
 
     Raises
     ------
-    TypeError, ValueError
-        For a ``relevant`` that is not a mapping of mappings, a negative or
-        non-number grade, a ``k`` that is not a positive integer, an
-        ``alpha`` outside [0, 1], and the checks of the list.
+    {{raises_intents}}
 
     See Also
     --------
@@ -174,10 +188,10 @@ def alpha_ndcg_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1,
     >>> alpha_ndcg_at_k(["a", "c", "b"], truth, 3)
     1.0
     """
-    top, judged, k, alpha = _intent_inputs(recommended, relevant, k, alpha,
-                                           relevance_level)
-    if _n_intents(judged) == 0:
-        return handle_empty(empty, "no intent has a relevant item")
+    checked = _checked(recommended, relevant, k, alpha, relevance_level, empty)
+    if checked[0] is None:
+        return checked[1]
+    top, judged, k, alpha, _ = checked
     ideal = _discounted(_greedy_ideal(judged, k, alpha))
     return _discounted(_novelty_gains(top, alpha)) / ideal
 
@@ -226,13 +240,11 @@ def err_ia_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1, emp
 
     Returns
     -------
-    float
-        ERR-IA@k in [0, 1].
+    {{returns_intents}}
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`alpha_ndcg_at_k`.
+    {{raises_intents}}
 
     See Also
     --------
@@ -262,11 +274,10 @@ def err_ia_at_k(recommended, relevant, k, *, alpha=ALPHA, relevance_level=1, emp
     >>> err_ia_at_k(["a", "b", "c"], truth, 3)  # (2 + 0.5/2 + 1/3) / (3 * (1 + 0.5/2 + 0.25/3))
     0.6458333333333334
     """
-    top, judged, k, alpha = _intent_inputs(recommended, relevant, k, alpha,
-                                           relevance_level)
-    n_intents = _n_intents(judged)
-    if n_intents == 0:
-        return handle_empty(empty, "no intent has a relevant item")
+    checked = _checked(recommended, relevant, k, alpha, relevance_level, empty)
+    if checked[0] is None:
+        return checked[1]
+    top, _, k, alpha, n_intents = checked
     value = sum(g / r for r, g in enumerate(_novelty_gains(top, alpha), 1))
     return value / (n_intents * _ideal_ideal_err(k, alpha))
 
@@ -298,13 +309,11 @@ def precision_ia_at_k(recommended, relevant, k, *, relevance_level=1, empty="zer
 
     Returns
     -------
-    float
-        P-IA@k in [0, 1].
+    {{returns_intents}}
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`alpha_ndcg_at_k`.
+    {{raises_intents}}
 
     See Also
     --------
@@ -328,10 +337,10 @@ def precision_ia_at_k(recommended, relevant, k, *, relevance_level=1, empty="zer
     >>> precision_ia_at_k(["a", "x"], truth, 2)
     0.3333333333333333
     """
-    top, judged, k, _ = _intent_inputs(recommended, relevant, k, ALPHA, relevance_level)
-    n_intents = _n_intents(judged)
-    if n_intents == 0:
-        return handle_empty(empty, "no intent has a relevant item")
+    checked = _checked(recommended, relevant, k, ALPHA, relevance_level, empty)
+    if checked[0] is None:
+        return checked[1]
+    top, _, k, _, n_intents = checked
     return sum(len(intents) for intents in top) / (k * n_intents)
 
 
@@ -349,13 +358,11 @@ def subtopic_recall_at_k(recommended, relevant, k, *, relevance_level=1, empty="
 
     Returns
     -------
-    float
-        S-recall@k in [0, 1].
+    {{returns_intents}}
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`alpha_ndcg_at_k`.
+    {{raises_intents}}
 
     See Also
     --------
@@ -377,10 +384,10 @@ def subtopic_recall_at_k(recommended, relevant, k, *, relevance_level=1, empty="
     >>> subtopic_recall_at_k(["b", "a"], truth, 2)
     0.6666666666666666
     """
-    top, judged, k, _ = _intent_inputs(recommended, relevant, k, ALPHA, relevance_level)
-    n_intents = _n_intents(judged)
-    if n_intents == 0:
-        return handle_empty(empty, "no intent has a relevant item")
+    checked = _checked(recommended, relevant, k, ALPHA, relevance_level, empty)
+    if checked[0] is None:
+        return checked[1]
+    top, _, k, _, n_intents = checked
     return len(set().union(*top)) / n_intents
 
 
@@ -420,17 +427,24 @@ def _intent_hits(tables, k, options):
     """(user, rank, seen) of every (hit, relevant intent) pair in the top k, and S.
 
     ``seen`` is ``c_i(r)``: the earlier ranks of the user's list relevant to
-    the same intent (the hits come in rank order within each user).
+    the same intent (the hits come in rank order within each user). The
+    pairs of the whole lists are worked out once per chunk, for all the
+    intent metrics of the call (kept on the chunk's table), then cut at k.
     """
     _refuse_bounds("the intent metrics", options["ties"])
-    table, n_codes = tables.binary, _n_codes(options)
-    row, intent = _intents_of(table.hit_grade, options)
-    user, pos = table.hit_user[row], table.hit_pos[row]
-    seen = _run_rank(user.astype(np.int64) * n_codes + intent)
+    table = tables.binary
+    pairs = getattr(table, "_intent_pairs", None)
+    if pairs is None:
+        row, intent = _intents_of(table.hit_grade, options)
+        user, pos = table.hit_user[row], table.hit_pos[row]
+        seen = _run_rank(user.astype(np.int64) * _n_codes(options) + intent)
+        pairs = (user, pos.astype(np.float64), seen, _n_intents_per_user(table, options))
+        table._intent_pairs = pairs  # the table lives for one chunk of one call
+    user, pos, seen, n_intents = pairs
     if k is not None and not tables.truncated:
         keep = pos <= k
         user, pos, seen = user[keep], pos[keep], seen[keep]
-    return user, pos.astype(np.float64), seen, _n_intents_per_user(table, options)
+    return user, pos, seen, n_intents
 
 
 def _n_intents_per_user(table, options):
@@ -499,33 +513,59 @@ def _greedy_ideal_dcg(table, k, alpha, options):
     left with the gains its intents still have, takes each user's best,
     and multiplies its intents' gains by ``1 - alpha``.
     """
-    n_codes = _n_codes(options)
-    order = np.lexsort((table.truth_grade, table.truth_code))
-    cand_user, cand_key = table.truth_code[order], table.truth_grade[order]
+    cand_user, cand_key = _candidates(table, options)
     row, intent = _intents_of(cand_key, options)
-    keep = np.bincount(row, minlength=cand_key.size) > 0
-    cand_user, cand_key = cand_user[keep], cand_key[keep]
-    row, intent = _intents_of(cand_key, options)
-    _, slot = np.unique(cand_user[row].astype(np.int64) * n_codes + intent,
-                        return_inverse=True)
-    gain = np.ones(slot.size)  # at most one slot per pair; the unused ones stay 1
+    slot, n_slots = _pair_slots(cand_user[row].astype(np.int64), intent, _n_codes(options))
+    gain = np.ones(n_slots)
+    pair_ptr = _pointers(row, cand_user.size)  # candidate -> its pairs
     starts = np.flatnonzero(_first_in_run(cand_user))
-    owner = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, cand_user.size]))
+    sizes = np.diff(np.r_[starts, cand_user.size])
     ideal, left = np.zeros(table.n_users), np.ones(cand_user.size, dtype=bool)
     index = np.arange(cand_user.size)
-    depth = 0 if starts.size == 0 else int(np.diff(np.r_[starts, cand_user.size]).max())
-    for rank in range(1, min(k, depth) + 1):
+    for rank in range(1, min(k, int(sizes.max(initial=0))) + 1):
         score = np.where(left, np.bincount(row, weights=gain[slot],
                                            minlength=cand_user.size), -1.0)
         best = np.maximum.reduceat(score, starts)
-        pick = np.maximum.reduceat(np.where(score == best[owner], index, -1), starts)
+        pick = np.maximum.reduceat(np.where(score == np.repeat(best, sizes), index, -1),
+                                   starts)
         alive = best >= 0.0
         ideal[cand_user[starts[alive]]] += best[alive] * _discount(float(rank))
         left[pick[alive]] = False
-        picked = np.zeros(cand_user.size, dtype=bool)
-        picked[pick[alive]] = True
-        gain[slot[picked[row]]] *= 1.0 - alpha
+        # the picked items' intents: distinct slots (one user each)
+        gain[slot[_ranges(pair_ptr, pick[alive])]] *= 1.0 - alpha
     return ideal
+
+
+def _candidates(table, options):
+    """User code and key of the judged items relevant to some intent, by (user, key)."""
+    order = np.lexsort((table.truth_grade, table.truth_code))
+    cand_user, cand_key = table.truth_code[order], table.truth_grade[order]
+    ptr, group = options["intent_ptr"], cand_key.astype(np.int64) - 1
+    keep = ptr[group + 1] > ptr[group]
+    return cand_user[keep], cand_key[keep]
+
+
+def _pair_slots(user, intent, n_codes):
+    """Index of each (user, intent) pair among all pairs, and their number."""
+    n_users = int(user.max(initial=-1)) + 1
+    if n_users * n_codes <= 4 * user.size + 4096:
+        return user * n_codes + intent, n_users * n_codes  # a table no larger than the pairs
+    uniques, slot = np.unique(user * n_codes + intent, return_inverse=True)
+    return slot, uniques.size
+
+
+def _pointers(sorted_codes, n):
+    """Compressed-row pointers of sorted codes ``0 .. n - 1``."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sorted_codes, minlength=n), out=ptr[1:])
+    return ptr
+
+
+def _ranges(ptr, which):
+    """The indices ``ptr[w] .. ptr[w + 1] - 1`` of every ``w`` of ``which``, in order."""
+    low, counts = ptr[which], ptr[which + 1] - ptr[which]
+    ends = np.cumsum(counts)
+    return np.arange(ends[-1] if ends.size else 0) + np.repeat(low - ends + counts, counts)
 
 
 # alpha_ndcg(alpha=0.3)@10: the per-list functions' alpha= keyword, in the name

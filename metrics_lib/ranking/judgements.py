@@ -56,10 +56,14 @@ def judged_at_k(recommended, relevant, k=None, *, judged_only=False, truncate=No
     scores : sequence of float, optional
         Model scores parallel to ``recommended``; the list is sorted by them,
         stably.
-    ties : {"input"}, default="input"
-        Order of tied scores: the list's order. ``"best"`` / ``"worst"``
-        (relevant items first or last) are refused: they leave the order of
-        judged non-relevant and unjudged items undefined.
+    ties : {"input", "best", "worst", "average", "block"}, default="input"
+        Order of tied scores: the list's order; ``"best"`` / ``"worst"``,
+        the judged items of every tie group first / last, whatever their
+        grades: the largest and smallest Judged@k over the orders of tied
+        items; ``"average"``, the expectation over those orders (exact: each
+        tied item is in the top ``k`` with probability ``m / n`` when ``k``
+        cuts ``m`` of its group's ``n`` ranks); ``"block"``, every tied item
+        at its group's last rank.
 
     Returns
     -------
@@ -94,8 +98,15 @@ def judged_at_k(recommended, relevant, k=None, *, judged_only=False, truncate=No
     0.6666666666666666
     >>> judged_at_k(["a", "x"], {"a": 2}, k=10)
     0.5
+    >>> judged_at_k(["a", "x"], {"a": 2}, k=1, scores=[1, 1], ties="average")
+    0.5
     """
-    _refuse_bounds("judged_at_k", ties)
+    if ties in ("best", "worst") and scores is not None:
+        # the bounds over tie orders: judged items first / last, whatever their
+        # grades (grade 1 for every judged item, and the best / worst order)
+        items, kind = check_recommended(recommended, with_kind=True)
+        relevant = dict.fromkeys(
+            check_relevant(relevant, recommended=items, recommended_kind=kind), 1.0)
     tied = _tied(judged_at_k, "judged", recommended, relevant, k, scores, ties,
                  judged_only=judged_only, truncate=truncate, candidates=candidates)
     if tied is not None:
@@ -122,7 +133,7 @@ def _refuse_bounds(name, ties):
 
 
 def _judged_batch(tables, k, options):
-    _refuse_bounds("metric 'judged'", options["ties"])
+    # ties='best' / 'worst' / 'average' / 'block': TieGroups.judged instead
     trec = tables.trec
     keep = slice(None) if k is None or tables.truncated else trec.pos <= k
     judged = np.bincount(trec.user[keep], minlength=trec.n_users)

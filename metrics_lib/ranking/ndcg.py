@@ -373,8 +373,9 @@ register(Metric(
     name="ndcg", aliases=("ndcg",), per_list=ndcg_at_k, batch=_ndcg_batch,
     table="graded", empty_reason="no judged item with a positive grade",
     keywords=("gain", "ideal", "log_base", "min_grade", "empty"), check=_check_ndcg,
-    trec_eval=(TrecMeasure("ndcg", "ndcg"),
+    trec_eval=(TrecMeasure("ndcg", "ndcg", gains=True),
                TrecMeasure("ndcg_cut", "ndcg@{}", _TREC_CUTOFFS))))
 register(Metric(
     name="dcg", aliases=("dcg",), per_list=dcg_at_k, batch=_dcg_batch, table="graded",
-    can_be_empty=False, keywords=("gain", "log_base", "min_grade")))
+    can_be_empty=False, keywords=("gain", "log_base", "min_grade"),
+    trec_eval=(TrecMeasure("dcg", "dcg", gains=True),)))

@@ -23,6 +23,7 @@ the first time the registry is read, so a new metric needs no other file.
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 import re
 from dataclasses import dataclass, field
@@ -44,13 +45,16 @@ class TrecMeasure:
     ``{}`` (``"ndcg@{}"``) the measure takes cut-offs, one column per
     cut-off, and ``default`` holds trec_eval's default cut-offs (for
     ``iprec_at_recall`` its recall levels); without, it takes no parameter.
-    ``integer`` measures are counts, printed without decimals.
+    ``integer`` measures are counts, printed without decimals. ``gains``
+    measures take trec_eval's gain per relevance level (``-m G.1=3,2=7``),
+    which the command line hands to :func:`evaluate` as ``gain={...}``.
     """
 
     name: str
     library: str
     default: tuple | None = None
     integer: bool = False
+    gains: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,9 +75,13 @@ class Metric:
         does not apply.
     per_list : callable or None
         The per-list function (``ndcg_at_k``), if there is one.
-    cutoff : {"optional", "required", "none", "level", "persistence"}
+    cutoff : {"optional", "required", "none", "level", "persistence", "params"}
         Whether the name takes ``@k`` (``"required"``: must have one);
-        ``"level"``: a recall level instead; ``"persistence"``: as
+        ``"level"``: a recall level instead (a number in ``[0, level_max]``);
+        ``"params"``: no cut-off; the name alone has trec_eval's default
+        parameters (``k`` is ``None``) and trec_eval's spelling with a list
+        (``11pt_avg.0.2,0.5,0.8``) is one column whose ``k`` is the tuple
+        of numbers; ``"persistence"``: as
         ``"none"``, for the metrics whose name must give a persistence
         (``rbp(p=0.8)``: tests/test_metric_grammar.py spells their names
         from it).
@@ -103,6 +111,8 @@ class Metric:
         value this metric cannot take with this cut-off.
     trec_eval : tuple of TrecMeasure
         trec_eval's measures that this metric computes.
+    level_max : float
+        The largest level of a ``"level"`` metric (1 for a recall level).
     intents : bool
         Whether the metric reads the intent of each judgement: ``evaluate``
         then needs ``intent_col=``, the truth column of intent ids, and
@@ -136,6 +146,7 @@ class Metric:
     trec_eval: tuple = ()
     intents: bool = False
     negative_grades: bool = False
+    level_max: float = 1.0
     parameters: tuple = ()
     item_data: str | None = None
 
@@ -221,6 +232,10 @@ _REFUSED = {
              "counts the relevant items in the top k, while this library's hit@k is "
              "1 if any of them is relevant and 0 otherwise. Use 'hit@k' for the "
              "0/1 hit rate, or 'num_rel_ret@k' for ranx's count"),
+    "relstring": ("trec_eval's relstring is a string per user (the grades of the top "
+                  "ten), which evaluate's columns of numbers cannot hold or average; "
+                  "the command line prints it (-m relstring), and 'unj@10' or "
+                  "'judged@10' say how much of the top is judged"),
 }
 _NAME = re.compile(r"^(?P<name>[a-z0-9_-]+?)(?:(?:@|_cut_|_)(?P<k>[0-9]+))?$")
 # iprec_at_recall_0.50 (trec_eval's spelling) or iprec_at_recall@0.5: the
@@ -263,7 +278,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         redundancy intolerance alpha in [0, 1], 0.5 by default
         (``alpha_ndcg(alpha=0.25)@10``). Named parameters are written
         ``<metric>(key=value, ...)`` before any ``@k``; spaces are read
-        around ``=`` and ``,`` only (:func:`parse_metric_name` returns
+        around ``=`` and ``,`` only (``metrics_lib.ranking.registry.parse_metric_name`` returns
         them all, with the canonical spelling).
 
     Returns
@@ -283,7 +298,7 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         If the name is unknown (the message offers the closest names), is
         refused on purpose (``hits``, ``gm_map``), or has a parameter the
         metric does not take, a value outside the parameter's interval, or
-        a malformed list of parameters (see :func:`parse_metric_name`).
+        a malformed list of parameters (see ``metrics_lib.ranking.registry.parse_metric_name``).
 
     Notes
     -----
@@ -431,7 +446,7 @@ def parse_metric_name(name: str) -> MetricName:
     if k is None and _METRICS[kind].cutoff == "required":
         raise ValueError(f"metric {show(name)} needs a cut-off, such as "
                          f"'{match.group('name')}@10'")
-    if k is not None and _METRICS[kind].cutoff in ("none", "persistence"):
+    if k is not None and _METRICS[kind].cutoff in ("none", "persistence", "params"):
         raise ValueError(f"metric {show(name)}: {kind} takes no cut-off")
     if k is not None:
         k = int(k)
@@ -524,9 +539,14 @@ def _trec_spelling(name):
     takes = "{}" in measure.library
     if not dot and not takes:
         return None  # gm_map: parse_metric says why it is refused
-    if dot and trec == "ndcg":  # trec_eval's ndcg.<grade>=<gain>,...
-        raise ValueError(f"metric {show(name)}: trec_eval's gain pairs for ndcg are not "
-                         "offered by name; evaluate's gain= keyword chooses the gain")
+    if dot and metric.cutoff == "persistence":  # trec_eval's rbp.p=0.8 is rbp(p=0.8)
+        return [(name, _with_parameters(name, f"{base.lower()}({params.strip()})"))]
+    if dot and metric.cutoff == "params":  # 11pt_avg.0.2,0.5: one column
+        return [(name, _named(metric.name, _trec_numbers(name, params)))]
+    if dot and measure.gains:  # trec_eval's G.<grade>=<gain>,...
+        raise ValueError(f"metric {show(name)}: trec_eval's gain pairs for {trec} are not "
+                         "offered by name; evaluate's gain= keyword chooses the gain "
+                         "(a mapping {grade: gain} listing every judged grade)")
     if dot and not takes:
         raise ValueError(f"metric {show(name)}: trec_eval's {trec} takes no parameter "
                          f"(trec_eval ignores one); write {show(base)} without it")
@@ -543,14 +563,29 @@ def _trec_spelling(name):
             for part, value in zip(params.split(","), values)]
 
 
+def _trec_numbers(name, params):
+    """The numbers of a ``"params"`` metric's trec_eval spelling, as a tuple of floats."""
+    values = []
+    for text in params.split(","):
+        try:
+            values.append(float(text.strip()))
+        except ValueError:
+            values.append(math.nan)
+        if not math.isfinite(values[-1]):
+            raise ValueError(f"metric {show(name)}: {show(text.strip())} is not a finite "
+                             "number")
+    return tuple(values)
+
+
 def _trec_parameter(name, metric, text):
-    """One parameter of a trec_eval spelling: a cut-off, or a recall level in [0, 1]."""
+    """One parameter of a trec_eval spelling: a cut-off, or a level in [0, level_max]."""
     text = text.strip()
     if metric.cutoff == "level":
-        if re.fullmatch(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", text) and 0 <= float(text) <= 1:
+        if re.fullmatch(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", text) \
+                and 0 <= float(text) <= metric.level_max:
             return float(text)
-        raise ValueError(f"metric {show(name)}: {show(text)} is not a recall level in "
-                         "[0, 1]")
+        raise ValueError(f"metric {show(name)}: {show(text)} is not a level in "
+                         f"[0, {metric.level_max:g}]")
     if re.fullmatch(r"[0-9]+", text) and int(text) > 0:
         return int(text)
     raise ValueError(f"metric {show(name)}: the cut-off {show(text)} is not a positive "
@@ -567,9 +602,9 @@ def _with_level(name: str, lowered: str):
             if found is None:
                 continue
             level = float(found.group("level"))
-            if not 0.0 <= level <= 1.0:
-                raise ValueError(f"metric {show(name)}: the recall level must lie in "
-                                 "[0, 1]")
+            if not 0.0 <= level <= metric.level_max:
+                raise ValueError(f"metric {show(name)}: the level must lie in "
+                                 f"[0, {metric.level_max:g}]")
             return metric.name, level
     return None
 
@@ -588,6 +623,8 @@ def _named(kind: str, k, written=None) -> MetricName:
         canonical += f"@{k}"
     elif k is not None and metric.cutoff == "level":
         canonical += f"@{k!r}"
+    elif isinstance(k, tuple) and metric.cutoff == "params":  # trec_eval's spelling
+        canonical += "." + ",".join(repr(v) for v in k)
     return MetricName(kind, k, values, canonical)
 
 

@@ -58,7 +58,7 @@ from .._validation import check_choice, check_open_unit, check_real, handle_empt
 from ._common import _tied
 from .ndcg import _graded_inputs
 from .judgements import _refuse_bounds
-from .registry import Metric, Parameter, register
+from .registry import Metric, Parameter, TrecMeasure, register
 
 # gdeval.pl's $MAX_JUDGMENT, the top of Chapelle et al.'s five-grade scale.
 ERR_MAX_GRADE = 4.0
@@ -121,7 +121,10 @@ def err_at_k(recommended, relevant, k=None, *, max_grade=ERR_MAX_GRADE, empty="z
         stably.
     ties : {"input", "best", "worst"}, default="input"
         Order of tied scores: the list's order, or the best / worst order.
-        ``"average"`` and ``"block"`` are refused (no closed form yet).
+        ``"average"`` and ``"block"`` are refused: ERR is not linear in the
+        order (a tied item's share depends on the items above it), so its
+        expectation over tie orders has no closed form; the best and worst
+        orders bound it.
     score_threshold : float or None, default=None
         With ``scores``: an item scored at or below it satisfies no one.
 
@@ -229,9 +232,13 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
         As in :func:`ndcg_at_k`.
     scores : sequence of float, optional
         Model scores parallel to ``recommended``; the list is sorted by them.
-    ties : {"input", "best", "worst"}, default="input"
+    ties : {"input", "best", "worst", "average"}, default="input"
         Order of tied scores; ``"best"`` / ``"worst"`` are refused with
         ``residual=True`` (they order ties by grade, not by judgement).
+        ``"average"`` is the expectation over the orders of tied items,
+        exact: RBP and its residual are sums of ``p**(rank - 1)`` weights, and
+        each tied item takes its group's mean weight. ``"block"`` is refused
+        (the weight of a group's last rank for all is the RBP of no order).
     score_threshold : float or None, default=None
         With ``scores``: an item scored at or below it gains nothing.
 
@@ -251,8 +258,12 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     -----
     trec_eval 10.0's ``m_rbp.c`` rescales the gains by reading two variables
     (``min``, ``max``) that it never initialises; the built binary behaves as
-    ``g / max(1, G)``, which ``tests/test_user_model_metrics.py`` checks
-    against it user by user. ``evaluate`` names: ``rbp(p=0.8)`` and
+    ``g / max(1, G)`` when rbp is its only measure, which
+    ``tests/test_user_model_metrics.py`` checks against it user by user.
+    Next to other measures (``-m map -m ndcg``, ``-m yaap``, ``-m all_trec``)
+    or with a negative ``-l`` its value changes with the memory they leave
+    (0.2262 alone, 0.0916 after map and ndcg, on one user of
+    ``tests/test_trec_measures_trec1.py``). ``evaluate`` names: ``rbp(p=0.8)`` and
     ``rbp_resid(p=0.8)``.
 
     References
@@ -272,10 +283,18 @@ def rank_biased_precision(recommended, relevant, p, *, gain="linear", relevance_
     0.328
     >>> round(rank_biased_precision(["a", "x", "b", "c"], truth, 0.8, residual=True), 6)
     0.5696
+
+    ``a`` and ``x`` tied: on average ``a`` takes the mean weight of ranks 1
+    and 2, ``(1 + 0.8) / 2``:
+
+    >>> round(rank_biased_precision(["a", "x"], truth, 0.8, scores=[1, 1],
+    ...                             ties="average"), 6)
+    0.18
     """
     if residual:
         _refuse_bounds("rank_biased_precision(residual=True)", ties)
-    tied = _tied(rank_biased_precision, "rbp", recommended, relevant, p, scores, ties,
+    tied = _tied(rank_biased_precision, "rbp_resid" if residual else "rbp", recommended,
+                 relevant, p, scores, ties,
                  score_threshold=score_threshold, gain=gain,
                  relevance_level=relevance_level, empty=empty, residual=residual,
                  residual_tail=residual_tail,
@@ -402,9 +421,12 @@ _PERSISTENCE = Parameter(
 register(Metric(
     name="rbp", aliases=("rbp",), per_list=rank_biased_precision, batch=_rbp_batch,
     cutoff="persistence", table="graded", empty_reason="no judged item with a positive grade",
-    keywords=("gain", "min_grade", "empty"), parameters=(_PERSISTENCE,)))
+    keywords=("gain", "min_grade", "empty"), parameters=(_PERSISTENCE,),
+    # trec_eval's -m rbp is p = 0.9 (m_rbp.c); -m rbp.p=0.8 is rbp(p=0.8)
+    trec_eval=(TrecMeasure("rbp", "rbp(p=0.9)"),)))
 register(Metric(
     # per list: rank_biased_precision(..., residual=True), declared once (rbp)
     name="rbp_resid", aliases=("rbp_resid",), batch=_rbp_resid_batch,
     cutoff="persistence", table="trec", can_be_empty=False, keywords=("residual_tail",),
-    parameters=(_PERSISTENCE,)))
+    parameters=(_PERSISTENCE,),
+    trec_eval=(TrecMeasure("rbp_resid", "rbp_resid(p=0.9)"),)))
