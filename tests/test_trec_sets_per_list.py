@@ -143,8 +143,14 @@ def test_edges_and_refusals():
     for k in (0, -1, None):
         with pytest.raises((ValueError, TypeError), match="k|cut-off"):
             ml.relative_precision_at_k(["a"], {"a": 1}, k)
-    with pytest.raises(ValueError, match="not available with ties='average'"):
-        ml.relative_precision_at_k(["a"], {"a": 1}, 1, scores=[1.0], ties="average")
+    # ties="average": the mean over every order of the tied items (b, c, d tie)
+    from itertools import permutations
+    grades = {"b": 1, "d": 2, "e": 1, "z": 0}
+    orders = [["a", *middle, "e"] for middle in permutations(["b", "c", "d"])]
+    expected = sum(ml.relative_precision_at_k(o, grades, 2) for o in orders) / len(orders)
+    got = ml.relative_precision_at_k(["a", "b", "c", "d", "e"], grades, 2,
+                                     scores=[3.0, 2.0, 2.0, 2.0, 1.0], ties="average")
+    assert got == pytest.approx(expected, abs=1e-15)
     with pytest.raises(ValueError, match="twice"):
         ml.set_precision(["a", "a"], {"a": 1})
     with pytest.raises(ValueError, match="one entry per user"):

@@ -338,9 +338,10 @@ def relative_precision_at_k(recommended, relevant, k, *, relevance_level=1,
     Parameters
     ----------
     {{recommended_unique relevant_pool k_required relevance_level empty scores}}
-    ties : {"input", "best", "worst"}, default="input"
-        Rank of tied items: the list's order, or the best / worst order; the
-        latter need ``scores``.
+    ties : {"input", "average", "block", "best", "worst"}, default="input"
+        Rank of tied items: the list's order, the expectation over all tie
+        orders, the tie group's last rank, or the best / worst order; all but
+        ``"input"`` need ``scores``.
 
     Returns
     -------
@@ -351,8 +352,7 @@ def relative_precision_at_k(recommended, relevant, k, *, relevance_level=1,
     ------
     TypeError, ValueError
         For a list, grades or cut-off that :func:`metrics_lib.precision_at_k`
-        refuses too, ``ties="average"`` or ``"block"`` (no closed form), and
-        ``empty="raise"`` without a relevant item.
+        refuses too, and ``empty="raise"`` without a relevant item.
 
     See Also
     --------
