@@ -15,6 +15,10 @@ _PARAMETER = {"optional": "@k (optional)", "required": "@k", "none": "none",
               "params": "trec_eval's list (optional): .x,y,..."}
 
 
+# the evaluate keywords that hold each kind of item data (registry.Metric.item_data)
+_ITEM_DATA = {"popularity": ("item_popularity",), "genres": ("item_genres", "history")}
+
+
 def _parameters(metric) -> str:
     """The cut-off and the named parameters (registry.Parameter) of ``metric``'s names."""
     named = [f"({p.name}=...)" + (" (optional)" if p.default is not None else "")
@@ -50,9 +54,9 @@ def _cells(metric) -> list[list]:
             _codes(measure.name for measure in metric.trec_eval),
             _function(metric.per_list),
             # the intent metrics read a column of their own (intent_col=), the
-            # popularity-bias ones a table (item_popularity=)
+            # popularity-bias ones a table (item_popularity=), miscalibration two
             _codes(metric.keywords + (("intent_col",) if metric.intents else ())
-                   + (("item_popularity",) if metric.item_data == "popularity" else ()))]
+                   + _ITEM_DATA.get(metric.item_data, ()))]
 
 
 def _row(cells) -> nodes.row:

@@ -138,6 +138,8 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
                     "metric_parameters",
                     # read by arp and aplt only, which these modes refuse
                     "item_popularity",
+                    # read by miscalibration only, which these modes refuse
+                    "genre_data",
                     # evaluate cuts the truth to the listed items before these
                     # kernels run (batch/scoring.py, _score_chunk), so they see the right |R|
                     "candidates",
@@ -151,6 +153,7 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
 NEUTRAL_OPTIONS = {"precision_denominator": "k", "recall_denominator": "relevant",
                    "min_grade": None, "judged_only": False, "truncate": None,
                    "no_hit": "zero", "gain_transform": False, "score_threshold": None,
+                   "rank_weights": "equal",
                    # the intent metrics, which these modes refuse, need one
                    "intent_col": None}
 

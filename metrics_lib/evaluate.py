@@ -25,7 +25,7 @@ from ._validation import check_n_jobs
 from .batch.options import (TIES, _check_conventions, _check_options,
                             _refuse_expectation_combinations)
 from .batch.intents import check_intent_metrics
-from .batch.items import check_item_popularity
+from .batch.items import check_genre_data, check_item_popularity
 from .batch.pipeline import evaluate_frames
 from .batch.reading import _is_dask, _read_native
 from .batch.result import _result_frame  # noqa: F401  (kept importable from here)
@@ -75,7 +75,7 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
              score_threshold=None, residual_tail="unjudged",
              trec_eval_version=10, intent_col=None, item_popularity=None,
-             convention=None):
+             item_genres=None, history=None, rank_weights="equal", convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -110,7 +110,11 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         ``"s_recall@10"`` (:func:`alpha_ndcg_at_k`, ...; the cut-off is
         required; ``"alpha_ndcg(alpha=0.25)@10"`` and ``"err_ia(alpha=...)@10"``
         set alpha, 0.5 by default). Popularity bias, with ``item_popularity=``:
-        ``"arp@10"`` and ``"aplt@10"`` (``"aplt(head_share=0.8)@10"``). The
+        ``"arp@10"`` and ``"aplt@10"`` (``"aplt(head_share=0.8)@10"``).
+        Calibration, with ``item_genres=`` and ``history=``:
+        ``"miscalibration@10"`` (Steck's, :func:`miscalibration`;
+        ``"miscalibration(alpha=0.05)@10"`` sets the smoothing, 0.01 by
+        default; ``rank_weights=``). The
         names, as written, become the
         result's columns (``"alpha_ndcg@10"`` and ``"alpha_ndcg(alpha=0.5)@10"``
         are two columns of equal values).
@@ -284,6 +288,27 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         the long tail is cut from its values (the items holding
         ``head_share`` of the total are the head). Ids of the kind of
         ``item_col``'s.
+    item_genres : pandas Series, dict or None, default=None
+        The genres of each item, for ``"miscalibration@k"`` (per list:
+        :func:`miscalibration`), which needs it with
+        ``history``: a Series indexed by item id whose values are genres, one
+        row per (item, genre) (``movies.explode("genres").set_index("item")
+        ["genres"]``), each genre of an item an equal share of it; or a dict
+        item -> genres, or item -> {genre: share} (shares divided by the
+        item's total). Every recommended item and every item of ``history``
+        needs a genre (a ``ValueError`` names the first that has none).
+    history : pandas or Polars DataFrame, pyarrow Table or None, default=None
+        The users' past items, one row per (user, item) in ``user_col`` and
+        ``item_col`` (a repeated row counts again), for
+        ``"miscalibration@k"``: the genre mix p(g|u) of each user's rows is
+        what their list is compared with. A pandas table also when the
+        recommendations are Dask. A user without history gets ``nan``, and
+        so does a user without recommendations (the genre mix of nothing is
+        undefined), whatever ``missing``.
+    rank_weights : {"equal", "reciprocal", "log"}, default="equal"
+        The weight of rank ``r`` in the list's genre mix for
+        ``"miscalibration@k"``: 1, ``1/r`` (as in MRR) or ``1/log2(r + 1)``
+        (as in DCG), as in :func:`miscalibration`; the ranks follow ``ties``.
     trec_eval_version : {10, 9}, default=10
         The version of trec_eval whose arithmetic ``iprec_at_recall`` follows:
         10.0 targets the ``lround(p * R)``-th relevant item, 9.0.8 (which
@@ -492,6 +517,19 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     ...
     ValueError: 1 of the 3 users in truth have no recommendations (user 3, for one), ...
 
+    Miscalibration compares the genre mix of each list with that of the
+    user's history (user 3 has no list, so ``nan``):
+
+    >>> genres = {"a": ["drama"], "b": ["comedy"], "c": ["drama"], "d": ["comedy"]}
+    >>> history = pd.DataFrame({"user": [1, 1, 2], "item": ["c", "d", "a"]})
+    >>> evaluate(recs, truth, ["miscalibration@2"], item_genres=genres, history=history,
+    ...          missing="zero").round(4)
+          miscalibration@2
+    user
+    1               0.0000
+    2               0.6832
+    3                  NaN
+
     The same tables in Polars (a LazyFrame or a pyarrow Table work alike)
     give a Polars DataFrame, with the users in a column:
 
@@ -519,11 +557,13 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         judged_only=judged_only, unjudged=unjudged, truncate=truncate,
         no_hit=no_hit, denominator=denominator, ideal=ideal, gain=options["gain"],
         candidates=candidates, score_threshold=score_threshold,
-        residual_tail=residual_tail,
+        residual_tail=residual_tail, rank_weights=rank_weights,
         trec_eval_version=trec_eval_version))
     _refuse_expectation_combinations(options)
     options["intent_col"] = check_intent_metrics(options["metrics"], intent_col)
     options["item_popularity"] = check_item_popularity(options["metrics"], item_popularity)
+    options["genre_data"] = check_genre_data(options["metrics"], item_genres, history,
+                                             user_col, item_col)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over
     # their numpy buffers (metrics_lib/_frames.py); the result goes back to

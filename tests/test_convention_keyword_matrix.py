@@ -46,6 +46,9 @@ EXTRA_VALUES = {
     # a table of item popularity, read by arp and aplt only
     # (tests/test_popularity_metrics.py), which a call with another metric refuses
     "item_popularity": (),
+    # the genres of items and the users' histories, read by miscalibration only
+    # (tests/test_calibration_metric.py), which a call with another metric refuses
+    "item_genres": (), "history": (),
 }
 # Keywords whose values are a closed list: the list, read from the code.
 CHOICES = {
@@ -61,6 +64,7 @@ CHOICES = {
     "no_hit": _EVALUATE.NO_HIT_POLICIES,
     "candidates": _EVALUATE.CANDIDATES,
     "residual_tail": _EVALUATE.RESIDUAL_TAILS,
+    "rank_weights": _EVALUATE.RANK_WEIGHTS,
     "trec_eval_version": _VALIDATION.TREC_EVAL_VERSIONS,
 }
 # The per-list functions' own lists where they differ from evaluate's.

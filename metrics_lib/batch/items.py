@@ -1,4 +1,5 @@
-"""Item data: the popularity of each recommended item, for ``arp`` and ``aplt``.
+"""Item data: the popularity of each recommended item, for ``arp`` and ``aplt``;
+the genres of each item and the users' histories, for ``miscalibration``.
 
 ``evaluate(..., item_popularity=...)`` takes the popularity of each item
 (phi(i) of :mod:`metrics_lib.beyond.popularity`: its number of training
@@ -8,6 +9,14 @@ it declare ``item_data="popularity"`` in the registry. Once the lists are in
 rank order, each recommended row gets its item's row of the table
 (:func:`popularity_rows`); the kernels of
 :mod:`metrics_lib.ranking.popularity_bias` read the rows of their chunk.
+
+``evaluate(..., item_genres=..., history=...)`` takes the genres of each item
+(item id -> genre, one row per (item, genre), or a dict item -> genres) and a
+table of (user, item) history rows; the metrics that read them declare
+``item_data="genres"``. Each recommended row gets its item's row of the
+genre shares p(g|i), and each user the genre mix p(g|u) of their history,
+once for all chunks (:func:`genre_rows`); the kernel of
+:mod:`metrics_lib.ranking.calibration` reads them.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_id_column, kinds_differ, show
+from ..beyond._long import check_unique_pairs, read_table
+from ..beyond.calibration import _genre_mix, _genre_rows, _share_matrix
 from ..ranking import registry
 
 
@@ -73,3 +84,95 @@ def popularity_rows(options, rec_keys, decode, item_kind):
     where = pd.Index(ids).get_indexer(np.asarray(decode(rec_keys)))
     rows = np.where(where >= 0, values[np.maximum(where, 0)] if len(values) else 0.0, 0.0)
     return dict(options, popularity_rows=rows)
+
+
+# ------------------------------------------------- genres and history (miscalibration)
+def _readers(metrics, data):
+    return [name for name, kind, _ in metrics if registry.get(kind).item_data == data]
+
+
+def _genre_table(item_genres):
+    """(items as a Series, genres, shares) of ``item_genres``, one row per (item, genre)."""
+    if isinstance(item_genres, Mapping):
+        rows = _genre_rows(item_genres, list(item_genres))
+        items = pd.Series([row[0] for row in rows], dtype=None if rows else object)
+        return items, [row[1] for row in rows], np.array([row[2] for row in rows], float)
+    if not isinstance(item_genres, pd.Series):
+        raise TypeError("item_genres must be a pandas Series indexed by item id whose "
+                        "values are genres (one row per (item, genre)), or a dict item "
+                        f"-> genres; got {type(item_genres).__name__}")
+    genres = item_genres.to_numpy(dtype=object)
+    if pd.isna(item_genres).any():
+        row = int(np.flatnonzero(pd.isna(item_genres).to_numpy())[0])
+        raise ValueError(f"item_genres gives item {show(item_genres.index[row])} a missing "
+                         "genre; leave the item out instead")
+    return item_genres.index.to_series(), list(genres), np.ones(len(genres))
+
+
+def check_genre_data(metrics, item_genres, history, user_col, item_col):
+    """The checked ``item_genres`` and ``history`` for miscalibration, or None."""
+    readers = _readers(metrics, "genres")
+    if item_genres is None or history is None:
+        if readers:
+            missing = "item_genres=" if item_genres is None else "history="
+            raise ValueError(f"metric {show(readers[0])} compares the genre mix of each "
+                             f"list with that of the user's history: pass {missing} "
+                             "(item_genres: a Series item id -> genre, one row per "
+                             "(item, genre); history: a table of (user, item) rows)")
+        if item_genres is None and history is None:
+            return None
+    if not readers:
+        raise ValueError("item_genres= and history= are read by the metric "
+                         "miscalibration only, which is not asked for")
+    items, genres, shares = _genre_table(item_genres)
+    if not len(items):
+        raise ValueError("item_genres gives no genre to any item")
+    kind, ids = check_id_column("item_genres", items, where="the items of item_genres",
+                                needs="an item id")
+    item_codes, item_ids = pd.factorize(pd.Series(ids, dtype=ids.dtype))
+    genre_codes, _ = pd.factorize(pd.Series(genres, dtype=object))
+    check_unique_pairs("item_genres", item_codes, genre_codes, "an (item, genre) pair")
+    matrix, has_genre = _share_matrix(item_codes, genre_codes, shares, len(item_ids))
+    hist = read_table("history", history, ids={"user_col": user_col, "item_col": item_col})
+    return {"items": (kind, pd.Index(item_ids)), "shares": matrix.tocsr(),
+            "has_genre": has_genre, "users": hist["user_col"], "hist_items": hist["item_col"]}
+
+
+def _genre_codes(where, genre_data, kind, items):
+    """Each item's row of the share matrix; refuses an item without a genre."""
+    genre_kind, genre_ids = genre_data["items"]
+    if len(items) and kind != genre_kind:
+        raise TypeError("item ids: " + kinds_differ(where, kind, "item_genres", genre_kind))
+    codes = genre_ids.get_indexer(np.asarray(items))
+    genreless = codes < 0
+    genreless[~genreless] = ~genre_data["has_genre"][codes[~genreless]]
+    if genreless.any():
+        item = items[int(np.argmax(genreless))]
+        raise ValueError(f"item {show(item)} of {where} has no genre in item_genres "
+                         "(or only shares of 0); every recommended and history item needs "
+                         "one, p(g|i) is undefined otherwise")
+    return codes
+
+
+def genre_rows(options, rec_keys, decode, item_kind, lengths, user_ids, user_kind):
+    """``options`` with each row's item code and the history's genre mix per user.
+
+    ``genre_rows``: each recommended row's row of the share matrix, in rank
+    order, and its user code; ``history_mix``: p(g|u) of every user code (users x genres, ``nan``
+    rows for users without history), computed once for all chunks.
+    """
+    data = options.get("genre_data")
+    if data is None:
+        return options
+    rows = _genre_codes("the recommendations", data, item_kind, decode(rec_keys))
+    hist_kind, hist_users = data["users"]
+    if len(hist_users) and len(user_ids) and hist_kind != user_kind:
+        raise TypeError("user ids: " + kinds_differ("recommendations", user_kind,
+                                                    "history", hist_kind))
+    hist_items = _genre_codes("history", data, *data["hist_items"])
+    owner = pd.Index(user_ids).get_indexer(hist_users)
+    mine = owner >= 0  # history of users that evaluate does not report is not read
+    mix = _genre_mix(owner[mine], hist_items[mine], np.ones(int(mine.sum())),
+                     data["shares"], len(user_ids))
+    owners = np.repeat(np.arange(lengths.size), lengths)
+    return dict(options, genre_rows=(rows, owners), history_mix=mix)

@@ -16,6 +16,7 @@ from .._validation import (check_trec_eval_version, check_choice, check_empty, c
                            check_score_threshold, check_truncate, show)
 from ..ranking import (AP_DENOMINATORS, CANDIDATES, GAINS, IDEALS,
                        PRECISION_DENOMINATORS, RECALL_DENOMINATORS, _check_log_base)
+from ..beyond.calibration import RANK_WEIGHTS
 from ..ranking import registry
 
 
@@ -83,7 +84,7 @@ def _check_options(metrics, relevance_level, denominator, gain, ideal, log_base,
 def _check_conventions(metrics, *, precision_denominator, recall_denominator,
                        min_grade, judged_only, unjudged, truncate, no_hit,
                        denominator, ideal, gain, candidates, score_threshold,
-                       residual_tail="unjudged",
+                       residual_tail="unjudged", rank_weights="equal",
                        trec_eval_version=10) -> dict:
     """The convention keywords of issue 12, checked against the metrics asked for."""
     for name, kind, k in metrics:  # each metric's own refusals (its module's check)
@@ -105,6 +106,7 @@ def _check_conventions(metrics, *, precision_denominator, recall_denominator,
         "candidates": check_choice("candidates", candidates, CANDIDATES),
         "score_threshold": check_score_threshold(score_threshold),
         "residual_tail": check_choice("residual_tail", residual_tail, RESIDUAL_TAILS),
+        "rank_weights": check_choice("rank_weights", rank_weights, RANK_WEIGHTS),
         "trec_eval_version": check_trec_eval_version(trec_eval_version),
         # NDCG and DCG then run on transformed grades (see gain_grades)
         "gain_transform": min_grade is not None or gain not in ("linear", "exponential"),

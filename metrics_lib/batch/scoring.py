@@ -35,7 +35,10 @@ class ChunkTables(NamedTuple):
     ``truncated``: whether ``truncate=`` cut the lists; ``rows``: the
     chunk's recommended rows before any cut, as ``(lengths, popularity)``
     (each user's number of rows, and each row's item popularity in rank
-    order), when a metric reads ``item_popularity=`` (else ``None``).
+    order), when a metric reads ``item_popularity=`` (else ``None``; the
+    popularity is ``None`` when only ``item_genres=`` is read); ``first_row``:
+    the global index of the chunk's first recommended row (the rows of
+    ``options["genre_rows"]`` from there are the chunk's).
     """
 
     binary: UserTable
@@ -44,6 +47,7 @@ class ChunkTables(NamedTuple):
     gain: object
     truncated: bool
     rows: tuple | None = None
+    first_row: int = 0
 
 
 def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
@@ -95,6 +99,8 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     rows = None
     if "popularity_rows" in options:  # item data of every row, before any cut
         rows = (lengths, options["popularity_rows"][row_offset:row_offset + rec_keys.size])
+    elif "genre_rows" in options:  # the kernel reads them from first_row
+        rows = (lengths, None)
     truncate = options["truncate"]
     if options["judged_only"] or truncate is not None:
         lengths, hit_rows, hit_grades = _reshape_lists(
@@ -116,7 +122,7 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
             if any(metric.table == "trec" for _, metric, _ in metrics) else None)
     del hit_rows, hit_grades
     tables = ChunkTables(binary=table, graded=gain_table, trec=trec, gain=gain,
-                         truncated=truncate is not None, rows=rows)
+                         truncated=truncate is not None, rows=rows, first_row=row_offset)
     for name, metric, k in metrics:  # each metric's batch kernel (its module)
         out["values"][name] = metric.batch(tables, k, _own(options, name))
     return out

@@ -70,7 +70,9 @@ def describe_convention(peer: str, metric: str, **options) -> dict:
     ------
     ValueError
         An unknown peer, a metric the peer does not define, a missing or
-        superfluous cut-off, or an option the peer does not have.
+        superfluous cut-off, an option the peer does not have, or a metric
+        no keyword reproduces (ranx's ``rbp``, ir-measures' ``ERR_IA@1``;
+        the message says why).
 
     See Also
     --------
@@ -310,8 +312,13 @@ def convention_table():
     for peer, preset in _PRESETS.items():
         for entry in preset.metrics:
             name = entry.names[0] + ("@k" if entry.cutoff == "required" else "")
-            info = _resolve(peer, entry.names[0] + ("@10" if entry.cutoff == "required"
-                                                    else ""))
+            example = (entry.example or entry.names[0]) + (
+                "@10" if entry.cutoff == "required" else "")
+            try:
+                info = _resolve(peer, example)
+            except ValueError as refused:  # no keyword reproduces the peer: say why
+                rows.append(_refused_row(preset, entry, refused))
+                continue
             keywords = ", ".join(f"{key}={show(value)}" for key, value in
                                  sorted(info["keywords"].items())
                                  if not _same(value, defaults.get(key, object()))
@@ -319,7 +326,7 @@ def convention_table():
             if entry.cutoff == "optional":
                 # a cut-off can change the keywords (ir-measures answers RR@k with
                 # another provider, which orders ties otherwise): say so
-                cut = _resolve(peer, entry.names[0] + "@10")
+                cut = _resolve(peer, example + "@10")
                 changed = ", ".join(f"{key}={show(value)}" for key, value in
                                     sorted(cut["keywords"].items())
                                     if not _same(value, info["keywords"].get(key, object())))
@@ -330,13 +337,21 @@ def convention_table():
                     keywords += ("; " if keywords else "") + f"with a cut-off: {changed}"
             rows.append({"peer": peer, "peer_version": preset.version,
                          "peer_metric": entry.names[0],
-                         "metric": _EVALUATE_NAME[entry.kind] + (
-                             "@k" if entry.cutoff == "required" else ""),
+                         "metric": (info["metric"][:-len("@10")] + "@k"
+                                    if entry.cutoff == "required" else info["metric"]),
                          "keywords": keywords, "score_dtype": info["score_dtype"],
                          "ties": info["ties"], "ties_reproducible": info["ties_reproducible"],
                          "source": entry.source, "note": info["note"]})
             del name
     return pd.DataFrame(rows)
+
+
+def _refused_row(preset, entry, refused: ValueError) -> dict:
+    """A table row for a metric the preset refuses: no keywords, the reason as note."""
+    return {"peer": preset.peer, "peer_version": preset.version,
+            "peer_metric": entry.names[0], "metric": "(not reproduced)", "keywords": "",
+            "score_dtype": None, "ties": "", "ties_reproducible": False,
+            "source": entry.source, "note": str(refused).split(": ", 1)[1]}
 
 
 # evaluate(..., convention=...) applies the preset through this module, which

@@ -24,6 +24,14 @@ class _Metric:
     cutoff: str = "optional"  # "optional", "required" or "none"
     ties_reproducible: bool | None = None  # None: the peer's default
     ties: str | None = None   # overrides the peer's tie note for this metric
+    # a parameter written in the metric's name: (peer option, our option, peer default);
+    # rbp(p=0.9) from trec_eval's rbp.p=0.9, set_f(beta=1) from set_F.1.0
+    parameter: tuple = ()
+    score_dtype: str | None = "preset"  # "preset": the peer's; None: float64
+    # refuse(k, peer options) -> "" or why no keyword reproduces the peer there
+    refuse: object = None
+    example: str = ""         # a name that resolves, for the table (default names[0])
+    note: str = ""            # said after the preset's note (describe_convention, table)
 
 
 @dataclass(frozen=True)
@@ -46,7 +54,7 @@ class _Preset:
 _NEUTRAL = {"precision_denominator": "k", "recall_denominator": "relevant",
             "judged_only": False, "unjudged": "skip", "min_grade": None, "truncate": None,
             "no_hit": "zero", "candidates": "all", "score_threshold": None,
-            "residual_tail": "unjudged",
+            "residual_tail": "unjudged", "rank_weights": "equal",
             "trec_eval_version": 10}
 
 _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
@@ -55,7 +63,7 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
                   "judged_only": False, "precision_denominator": "k",
                   "recall_denominator": "relevant", "min_grade": None, "truncate": None,
                   "no_hit": "zero", "candidates": "all", "score_threshold": None,
-                  "residual_tail": "unjudged",
+                  "residual_tail": "unjudged", "rank_weights": "equal",
                   "trec_eval_version": 10}
 
 # trec_eval 9.0.8, the code pytrec_eval 0.5 compiles (its setup.py fetches the
@@ -90,6 +98,53 @@ def _trec_metrics(prefix: str) -> tuple:
     )
 
 
+def _no_list_residual(k, options) -> str:
+    """trec_eval's rbp_resid with -c: a user without a list is not reproduced."""
+    if options.get("c"):
+        return ("with -c trec_eval 10.0 gives a user without a list rbp_resid 1.0: it "
+                "scores the user as an empty list and then fails to clear the value "
+                "(trec_eval.c compares the value's name with \"rbp_resid\", which "
+                "\"rbp_resid_p=0.9\" is not); evaluate follows missing= for such users. "
+                "Leave -c out (users without a list are then skipped)")
+    return ""
+
+
+def _trec_set_metrics(prefix: str) -> tuple:
+    """trec_eval's set measures (m_set_*.c, m_rel_P.c; the same in 9.0.8 and 10.0)."""
+    src = prefix + "{}"
+    return (
+        _Metric("set_p", ("set_P",), src.format("m_set_P.c, te_calc_set_P"), cutoff="none"),
+        _Metric("set_recall", ("set_recall",), src.format("m_set_recall.c, te_calc_set_recall"),
+                cutoff="none"),
+        # pytrec_eval reports set_F.0.5 as "set_F": the name keeps no beta
+        _Metric("set_f", ("set_F",), src.format("m_set_F.c, te_calc_set_F"), cutoff="none",
+                parameter=("beta", "beta", 1.0)),
+        _Metric("set_map", ("set_map",), src.format("m_set_map.c, te_calc_set_map"),
+                cutoff="none"),
+        _Metric("set_relative_p", ("set_relative_P",),
+                src.format("m_set_rel_P.c, te_calc_set_relative_P"), cutoff="none"),
+        _Metric("relative_p", ("relative_P",), src.format("m_rel_P.c, te_calc_rel_P"),
+                cutoff="required"),
+        _Metric("num_nonrel_judged_ret", ("num_nonrel_judged_ret",),
+                src.format("m_num_nonrel_judged_ret.c, te_calc_num_nonrel_judged_ret"),
+                cutoff="none"),
+    )
+
+
+def _trec10_metrics(prefix: str) -> tuple:
+    """trec_eval 10.0's measures of issue 29 (each checked against the binary)."""
+    src = prefix + "{}"
+    return (
+        # the gains: the grade over max(1, largest judged grade), as the binary
+        # behaves (m_rbp.c rescales with min and max that it never initialises)
+        _Metric("rbp", ("rbp",), src.format("m_rbp.c, te_calc_rbp"), cutoff="none",
+                parameter=("p", "p", 0.9)),
+        _Metric("rbp_resid", ("rbp_resid",), src.format("m_rbp_resid.c, te_calc_rbp_resid"),
+                cutoff="none", parameter=("p", "p", 0.9), refuse=_no_list_residual,
+                note=_no_list_residual(None, {"c": 1})),
+    ) + _trec_set_metrics(prefix)
+
+
 def _trec_parameters():
     return {"relevance_level": lambda v: {"relevance_level": v},
             "judged_docs_only_flag": lambda v: {"judged_only": bool(v)}}
@@ -111,7 +166,7 @@ _add(_Preset(
     ties_note=("score descending (C double), then document id compared with strcmp, "
                "descending (form_res_rels.c, comp_sim_docno)"),
     ties_reproducible=True, keywords=dict(_TREC_KEYWORDS),
-    metrics=_trec_metrics("trec_eval 10.0, "),
+    metrics=_trec_metrics("trec_eval 10.0, ") + _trec10_metrics("trec_eval 10.0, "),
     parameters={**_trec_parameters(), "c": lambda v: {"missing": "zero" if v else "skip"}},
     free=("relevance_level", "judged_only", "missing"),
     note=("A user judged in the truth table without recommendations: trec_eval 10.0 "
@@ -127,11 +182,90 @@ _add(_Preset(
                "(src/pytrec_eval.cpp, ResultRankingBuilder.ProcessQueryDocumentPair, into "
                "trec_eval 9's TEXT_RESULTS.sim): scores equal in float32 tie"),
     ties_reproducible=True, keywords=dict(_TREC9_KEYWORDS),
-    metrics=_trec_metrics("pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 code), "),
+    metrics=(_trec_metrics("pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 code), ")
+             + _trec_set_metrics("pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 code), ")),
     parameters=_trec_parameters(), free=("relevance_level", "judged_only"),
     score_dtype="float32"))
 
 _IRM = "ir-measures 0.4.3, "
+
+# ir-measures' own providers (not pytrec_eval) for the measures of issue 29: each
+# sorts the run by score as a Python float (float64)
+_GDEVAL = ("gdeval.pl 1.2a, sub runOrder: score descending, then docno descending "
+           "(ir_measures/providers/gdeval_provider.py runs the gdeval.pl it ships)")
+_STABLE = ("score descending, tied items in the run's order (ir_measures/util.py, "
+           "as_sorted_namedtuple_iter: a stable sorted(..., reverse=True)): ties='input'")
+_DOCID_ASC = "score descending, then document id as text ascending: ties='item_asc'"
+
+
+def _cwl_rbp(k, options) -> str:
+    """RBP: ir-measures 0.4.3 has a provider for it only with rel= (cwl_eval)."""
+    if options.get("rel") is None:
+        return ("ir-measures 0.4.3 computes RBP only with rel= (its cwl_eval provider, "
+                "providers/cwl_eval.py: _RBP(rel=Any(required=True)); no other provider "
+                "of its default pipeline has RBP); write it as RBP(p=0.8, rel=1)")
+    return ""
+
+
+def _ndeval_err_ia(k, options) -> str:
+    """ERR-IA@1: ndeval 4.5 skips its normalisation at rank 1."""
+    if k == 1:
+        return ("ndeval 4.5 (pyndeval 0.0.8, ndeval.c) divides ERR-IA@k by the number of "
+                "intents only from rank 2 on (its normalising loop starts at rank 2): its "
+                "ERR-IA@1 is err_ia@1 times the user's number of intents, which no keyword "
+                "gives; use k >= 2")
+    return ""
+
+
+def _ndeval_alpha(k, options) -> str:
+    if options.get("alpha", 0.5) != 0.5:
+        return ("evaluate's alpha_ndcg uses ndeval's alpha = 0.5; for another alpha use "
+                "the per-list alpha_ndcg_at_k(..., alpha=...)")
+    return ""
+
+
+_NDEVAL = _IRM + "ir_measures/providers/pyndeval_provider.py (pyndeval 0.0.8, ndeval 4.5), "
+_NDEVAL_NOTE = ("Ask ir-measures 0.4.3 for one rel= (and one judged_only=) per call: it runs "
+                "one pyndeval invocation per rel and judged_only and hands them one iterator "
+                "over the run (providers/pyndeval_provider.py, PyNdEvalEvaluator._iter_calc), "
+                "which the first uses up; the later invocations score every user 0.")
+
+_IRM_ISSUE29 = (
+    _Metric("err", ("ERR",), _IRM + "ir_measures/providers/gdeval_provider.py (gdeval.pl "
+            "1.2a, sub err, $MAX_JUDGMENT = 4)", cutoff="required", score_dtype=None,
+            ties_reproducible=True, ties=_GDEVAL),
+    # cwl_eval 1.0.12: a grade at or above rel is gain 1, the others 0
+    _Metric("rbp", ("RBP",), _IRM + "ir_measures/providers/cwl_eval.py (cwl_eval 1.0.12, "
+            "RBP)", keywords={"gain": "binary", "ties": "input"}, cutoff="none",
+            parameter=("p", "p", 0.8), score_dtype=None, ties_reproducible=True,
+            ties=_STABLE, refuse=_cwl_rbp, example="RBP(rel=1)", note=_cwl_rbp(None, {})),
+    # the pytrec_eval provider (trec_eval 9.0.8's m_set_*.c, float32 scores)
+    _Metric("set_p", ("SetP",), _IRM + "ir_measures/measures/set_measures.py, _SetP "
+            "(pytrec_eval set_P)", cutoff="none"),
+    _Metric("set_relative_p", ("SetRelP",), _IRM + "ir_measures/measures/set_measures.py, "
+            "SetP(relative=True) (pytrec_eval set_relative_P)", cutoff="none"),
+    _Metric("set_recall", ("SetR",), _IRM + "ir_measures/measures/set_measures.py, _SetR "
+            "(pytrec_eval set_recall)", cutoff="none"),
+    _Metric("set_f", ("SetF",), _IRM + "ir_measures/measures/set_measures.py, _SetF "
+            "(pytrec_eval set_F)", cutoff="none", parameter=("beta", "beta", 1.0)),
+    _Metric("set_map", ("SetAP",), _IRM + "ir_measures/measures/set_measures.py, _SetAP "
+            "(pytrec_eval set_map)", cutoff="none"),
+    _Metric("judged", ("Judged",), _IRM + "ir_measures/providers/judged_provider.py",
+            keywords={"ties": "item_asc"}, score_dtype=None, ties_reproducible=True,
+            ties=_DOCID_ASC),
+    _Metric("alpha_ndcg", ("alpha_nDCG",), _NDEVAL + "alpha-nDCG (greedy ideal)",
+            keywords={"ties": "item_asc"}, cutoff="required", score_dtype=None,
+            ties_reproducible=True, ties=_DOCID_ASC, refuse=_ndeval_alpha, note=_NDEVAL_NOTE),
+    _Metric("err_ia", ("ERR_IA",), _NDEVAL + "ERR-IA", keywords={"ties": "item_asc"},
+            cutoff="required", score_dtype=None, ties_reproducible=True, ties=_DOCID_ASC,
+            refuse=_ndeval_err_ia, note=_ndeval_err_ia(1, {}) + ". " + _NDEVAL_NOTE),
+    _Metric("p_ia", ("P_IA",), _NDEVAL + "P-IA", keywords={"ties": "item_asc"},
+            cutoff="required", score_dtype=None, ties_reproducible=True, ties=_DOCID_ASC,
+            note=_NDEVAL_NOTE),
+    _Metric("s_recall", ("StRecall",), _NDEVAL + "strec", keywords={"ties": "item_asc"},
+            cutoff="required", score_dtype=None, ties_reproducible=True, ties=_DOCID_ASC,
+            note=_NDEVAL_NOTE),
+)
 
 _add(_Preset(
     peer="ir_measures", version="0.4.3",
@@ -159,14 +293,26 @@ _add(_Preset(
                 "(rel=None)", cutoff="none"),
         _Metric("num_rel_ret", ("NumRelRet",), _IRM + "ir_measures/measures/numret.py, "
                 "_NumRet(rel=...) (pytrec_eval num_rel_ret)", cutoff="none"),
-    ),
+    ) + _IRM_ISSUE29,
     parameters={"rel": lambda v: {"relevance_level": v},
                 "judged_only": lambda v: {"judged_only": bool(v)},
                 "gains": lambda v: {"gain": {int(g): float(x) for g, x in dict(v).items()}},
-                "provider": lambda v: {}, "measure": lambda v: {}},
+                "provider": lambda v: {}, "measure": lambda v: {},
+                "alpha": lambda v: {},  # alpha_nDCG's, checked by _ndeval_alpha
+                "relative": lambda v: {}},  # SetP(relative=True): SetRelP (resolve.py)
     free=("relevance_level", "judged_only", "gain"), score_dtype="float32"))
 
 _RANX = "ranx 0.3.21, "
+
+
+def _ranx_rbp(k, options) -> str:
+    """ranx's rbp: the raw grade as gain, which no gain= of ours gives."""
+    return ("ranx 0.3.21 (ranx/metrics/rank_biased_precision.py, _rank_biased_precision) "
+            "gains the grade itself (weighted_hit_list[i] = qrels[j, 1], grades below "
+            "rel_lvl dropped), so its RBP exceeds 1 on graded truth; gain='linear' "
+            "(trec_eval's grade over max(1, largest grade)) agrees only where no grade "
+            "exceeds 1, gain='binary' only on binary truth: the preset refuses rather than "
+            "give another number")
 
 _add(_Preset(
     peer="ranx", version="0.3.21", repository="https://github.com/AmenRa/ranx",
@@ -192,6 +338,9 @@ _add(_Preset(
                 "(_ndcg with jarvelin=False)", keywords={"gain": "exponential"}),
         _Metric("rprec", ("r-precision", "r_precision"), _RANX + "ranx/metrics/r_precision.py, "
                 "r_precision()", cutoff="none"),
+        _Metric("rbp", ("rbp",), _RANX + "ranx/metrics/rank_biased_precision.py, "
+                "_rank_biased_precision", cutoff="none", refuse=_ranx_rbp,
+                parameter=("p", "p", None)),  # rbp.95: p = 0.95
     ),
     parameters={"rel_lvl": lambda v: {"relevance_level": v},
                 "make_comparable": lambda v: {"missing": "zero"} if v else {"missing": "skip"}},

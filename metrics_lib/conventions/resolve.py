@@ -24,7 +24,13 @@ _NAME = re.compile(r"^(?P<base>.+?)(?:@(?P<k>[0-9]+))?(?:-l(?P<level>[0-9]+))?$"
 _CALL_NAME = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_-]*)\((?P<args>.*)\)"
                         r"(?:@(?P<k>[0-9]+))?(?:-l(?P<level>[0-9]+))?$")
 
-_TREC_CUT = re.compile(r"^(?P<base>p|recall|success|map_cut|ndcg_cut)_(?P<k>[0-9]+)$")
+_TREC_CUT = re.compile(r"^(?P<base>p|recall|success|map_cut|ndcg_cut|relative_p)"
+                       r"_(?P<k>[0-9]+)$")
+
+# A parameter in trec_eval's spelling: rbp.p=0.8 (command line), rbp_p=0.8 (its
+# output), set_F.0.5 / set_F_0.5; ranx's rbp.95
+_TREC_PARAM = re.compile(r"^(?P<base>[a-z_]+?)[._](?:(?P<option>[a-z]+)=)?"
+                         r"(?P<value>[0-9]*\.?[0-9]+)$")
 
 def _preset(peer) -> _Preset:
     if not isinstance(peer, str):
@@ -54,6 +60,8 @@ def _find(preset: _Preset, name: str):
             implied["rel_lvl"] = int(call.group("level"))
     elif cut:
         base, k = cut.group("base"), int(cut.group("k"))
+    elif _parameter_entry(preset, lowered) is not None:
+        return _parameter_entry(preset, lowered)
     else:
         match = _NAME.match(lowered)
         if match is None:
@@ -78,6 +86,39 @@ def _find(preset: _Preset, name: str):
     raise ValueError(f"convention {show(preset.peer)} has no metric {show(name)} (a metric "
                      f"{preset.peer} does not define, or one the preset does not cover); "
                      f"its metrics are {', '.join(names)}" + (f"; {hint}" if hint else ""))
+
+
+def _parameter_entry(preset: _Preset, lowered: str):
+    """(entry, None, {option: value}) for trec_eval's ``rbp.p=0.8``, else None."""
+    found = _TREC_PARAM.match(lowered)
+    if found is None:
+        return None
+    for entry in preset.metrics:
+        if entry.parameter and found.group("base") in (n.lower() for n in entry.names):
+            option = found.group("option") or entry.parameter[0]
+            return entry, None, {option: float(found.group("value"))}
+    return None
+
+
+def _metric_name(preset: _Preset, entry, name: str, k, opts: dict):
+    """(our metric name without cut-off, the peer's parameter or None).
+
+    Refuses a metric no keyword reproduces (``entry.refuse``); takes the
+    parameter written in the name (``rbp(p=0.9)``) out of ``opts``.
+    """
+    reason = entry.refuse(k, opts) if entry.refuse is not None else ""
+    if reason:
+        raise ValueError(f"convention {show(preset.peer)} does not reproduce {show(name)}: "
+                         + reason)
+    metric = _EVALUATE_NAME[entry.kind]
+    if not entry.parameter:
+        return metric, None
+    option, ours, default = entry.parameter
+    parameter = opts.pop(option, default)
+    if isinstance(parameter, bool) or not isinstance(parameter, (int, float)):
+        raise ValueError(f"{preset.peer}'s {entry.names[0]}: {option} must be a number; "
+                         f"got {show(parameter)}")
+    return metric + f"({ours}={float(parameter)!r})", parameter
 
 
 def _call_args(name: str, text: str) -> dict:
@@ -107,8 +148,12 @@ def _resolve(peer, name, options=None) -> dict:
     if preset.peer == "ir_measures" and entry.kind == "num_ret" and opts.get("rel") is not None:
         # NumRet(rel=r) counts the retrieved items of grade >= r: num_rel_ret
         entry = next(e for e in preset.metrics if e.kind == "num_rel_ret")
+    if preset.peer == "ir_measures" and entry.kind == "set_p" and opts.get("relative"):
+        # SetP(relative=True) is pytrec_eval's set_relative_P (ir-measures' SetRelP)
+        entry = next(e for e in preset.metrics if e.kind == "set_relative_p")
+    metric, parameter = _metric_name(preset, entry, name, k, opts)
     keywords = {**preset.keywords, **entry.keywords}
-    score_dtype = preset.score_dtype
+    score_dtype = preset.score_dtype if entry.score_dtype == "preset" else entry.score_dtype
     ties_note = entry.ties or preset.ties_note
     if preset.peer == "ir_measures" and entry.kind == "rr" and k is not None:
         # RR@k is answered by the msmarco provider: float64, ids ascending
@@ -131,7 +176,9 @@ def _resolve(peer, name, options=None) -> dict:
         # the level from DCG and ideal DCG; the others keep their gain
         keywords["min_grade"] = applied["rel_lvl"]
         by_options["min_grade"] = applied["rel_lvl"]
-    metric = _EVALUATE_NAME[entry.kind] + ("" if k is None else f"@{k}")
+    if parameter is not None:
+        applied[entry.parameter[0]] = parameter
+    metric += "" if k is None else f"@{k}"
     ties_ok = preset.ties_reproducible if entry.ties_reproducible is None \
         else entry.ties_reproducible
     if preset.peer == "sklearn" and applied.get("ignore_ties"):
@@ -140,7 +187,8 @@ def _resolve(peer, name, options=None) -> dict:
             "peer_metric": entry.names[0], "keywords": keywords,
             "score_dtype": score_dtype, "source": entry.source,
             "ties": ties_note, "ties_reproducible": ties_ok,
-            "options": applied, "option_keywords": by_options, "note": preset.note}
+            "options": applied, "option_keywords": by_options,
+            "note": " ".join(n for n in (preset.note, entry.note) if n)}
 
 
 def _caller_keyword(preset, name, key, value, preset_value, by_options, renamed=None):

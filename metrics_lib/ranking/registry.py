@@ -125,11 +125,13 @@ class Metric:
         ``RELVALUE_UNJUDGED``). ``evaluate`` refuses negative grades unless
         every metric asked for declares this; the metric's docstring says
         what such a grade does to it.
-    item_data : {None, "popularity"}
+    item_data : {None, "popularity", "genres"}
         Data about items that the metric reads besides the judgements:
         ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
         finds each recommended row's in ``tables.rows``;
-        ``metrics_lib/batch/items.py``).
+        ``metrics_lib/batch/items.py``); ``"genres"``, ``item_genres=`` and
+        ``history=`` (the kernel finds each row's genre shares and each
+        user's history mix in ``options``; the same module).
     """
 
     name: str
@@ -680,9 +682,13 @@ def _no_such_parameter(name, metric, key) -> str:
         return what + "; its parameters: " + ", ".join(
             f"{p.name} ({p.meaning}: {p.allowed()})" for p in metric.parameters)
     others = [(m.display_name, p) for m in metrics() for p in m.parameters if p.name == key]
-    if others:
-        return (what + f"; only {', '.join(sorted(n for n, _ in others))} take a "
-                f"{others[0][1].meaning} ({key}=...)")
+    if others:  # grouped by meaning: alpha is a redundancy intolerance or a smoothing
+        meanings = {}
+        for display, parameter in others:
+            meanings.setdefault(parameter.meaning, []).append(display)
+        return what + "; only " + " and ".join(
+            f"{', '.join(sorted(names))} take{'s' if len(names) == 1 else ''} a {meaning}"
+            for meaning, names in meanings.items()) + f" ({key}=...)"
     return what + "; the metrics with named parameters are " + ", ".join(
         _example_of(m, m.display_name) for m in metrics() if m.parameters)
 
