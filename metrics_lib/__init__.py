@@ -126,6 +126,17 @@ if TYPE_CHECKING:  # type checkers and IDEs see every public name
         read_trec_qrels,
         read_trec_run,
     )
+    from .ranking.infap import infap
+    from .ranking.trec_sets import (
+        set_precision,
+        set_recall,
+        set_f,
+        set_map,
+        set_relative_precision,
+        relative_precision_at_k,
+        num_nonrel_judged_ret,
+        geometric_mean_bpref,
+    )
     from .ranking.trec_more import (
         eleven_point_average,
         r_precision_multiple,
@@ -214,6 +225,11 @@ _LAZY_MODULES = {
     ".conventions": ("PEERS", "convention_metrics", "convention_table", "describe_convention"),
     ".explain": ("Explanation", "explain_difference", "find_convention"),
     ".trec": ("read_trec_qrels", "read_trec_run"),
+    ".ranking.infap": ("infap",),
+    ".ranking.trec_sets": (
+        "set_precision", "set_recall", "set_f", "set_map", "set_relative_precision",
+        "relative_precision_at_k", "num_nonrel_judged_ret", "geometric_mean_bpref",
+    ),
     ".ranking.trec_more": (
         "eleven_point_average", "r_precision_multiple", "set_utility", "unjudged_at_k", "yaap"
     ),
@@ -325,7 +341,16 @@ __all__ = [
     # one ranked list: trec_eval's other standard measures
     "r_precision",
     "bpref",
+    "infap",
     "interpolated_precision",
+    # one ranked list: trec_eval's set measures
+    "set_precision",
+    "set_recall",
+    "set_f",
+    "set_map",
+    "set_relative_precision",
+    "relative_precision_at_k",
+    "num_nonrel_judged_ret",
     "eleven_point_average",
     "r_precision_multiple",
     "yaap",
@@ -335,6 +360,7 @@ __all__ = [
     "mean_reciprocal_rank",
     "mean_average_precision",
     "geometric_mean_average_precision",
+    "geometric_mean_bpref",
     "floored_geometric_mean",
     # one answer per query
     "mean_rank",

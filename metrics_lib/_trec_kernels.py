@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import block_positions
+from ._kernels import block_positions, block_starts
 
 __all__ = ["TrecTable"]
 
@@ -67,6 +67,9 @@ class TrecTable:
         # Grades below 0 are "in the pool but unjudged" (trec_eval's
         # RELVALUE_UNJUDGED): never relevant, never non-relevant.
         judged = hit_grades >= 0
+        # block-layout rows of the retrieved unjudged ones, for infAP
+        self.starts = block_starts(lengths)
+        self.unjudged_rows = hit_rows[~judged]
         if judged.all():  # the usual case: no copies
             judged = slice(None)
         self.user, self.pos = block_positions(lengths, hit_rows[judged])

@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                "P[.5,10,...], recall[.K,...], binG, G[.1=g1,2=g2,...], dcg[.gains], "
                "ideal_dcg[.gains], ndcg[.gains], ndcg_rel[.gains], Rndcg[.gains], "
                "ndcg_cut[.K,...], map_cut[.K,...], "
-               "success[.K,...], gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
+               "success[.K,...], infAP, gm_bpref, relative_P[.K,...], set_P, set_relative_P, "
                "set_recall, set_map, set_F[.beta], num_nonrel_judged_ret, yaap, unj[.K,...], "
                "Rprec_mult[.M,...], 11pt_avg[.L,...], utility[.a,b,c,d] (d with -N), "
                "relstring[.N] (-q lines only), rbp[.p=P] (p 0.9; alone as trec_eval, "
@@ -306,8 +306,12 @@ def _cut_ranking(users, items, scores, max_docs):
     return np.sort(order[rank < max_docs])
 
 
-def _library_values(recs, t_users, t_items, t_grades, metrics, level):
-    """{library metric: per-user Series} from :func:`evaluate`."""
+def _library_values(recs, t_users, t_items, t_grades, metrics, level, unjudged):
+    """{library metric: per-user Series} from :func:`evaluate`.
+
+    ``unjudged``: (users, items) of the qrels' negative grades, "in the pool
+    but unjudged", given (as grade -1) to the metrics that read them (infAP).
+    """
     import pandas as pd
 
     from ._cli_measures import _check_gain_order
@@ -321,6 +325,16 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level):
     # graded metrics (NDCG) read the grades, the others relevant or not
     graded = [m for m in metrics if registry.get(registry.parse_metric(m)[0]).graded]
     binary = [m for m in metrics if m not in graded]
+    pooled = [m for m in binary if registry.get(registry.parse_metric(m)[0]).negative_grades]
+    binary = [m for m in binary if m not in pooled]
+    if pooled:  # judged: 0/1 as below; in the pool but unjudged: -1
+        truth = pd.DataFrame({"user": np.concatenate([t_users, unjudged[0]]),
+                              "item": np.concatenate([t_items, unjudged[1]]),
+                              "relevance": np.concatenate([
+                                  (t_grades >= level).astype(np.int64),
+                                  np.full(unjudged[0].size, -1, np.int64)])})
+        frame = evaluate(recs, truth, pooled, relevance_level=1, **common)
+        values.update({m: frame[m] for m in pooled})
     if binary:
         # relevant: grade >= -l (judged grades are >= 0, so -l <= 0 makes every
         # one relevant); a 0/1 mask, never grade arithmetic (-l can be -2**63)
@@ -517,7 +531,8 @@ def _evaluate(run, qrels, columns, *, level, complete, judged_only, max_docs,
                       if isinstance(metric, str) and metric not in _COUNTED_HERE})
     values = {}
     if metrics and t_users.size and users.size:
-        values = _library_values(recs, t_users, t_items, t_grades, metrics, level)
+        values = _library_values(recs, t_users, t_items, t_grades, metrics, level,
+                                 (q_users[~judged], q_items[~judged]))
     relevant = t_grades >= max(level, 0)
     n_rel = np.bincount(np.searchsorted(queries, t_users[relevant]), minlength=queries.size)
     table = {}

@@ -138,7 +138,12 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         Use this column of ranks (smaller is better) instead of scores.
     relevance_col : str or None, default="relevance"
         Column of ``truth`` with grades (numbers >= 0). ``None`` makes every
-        row of ``truth`` a relevant item of grade 1.
+        row of ``truth`` a relevant item of grade 1. A negative grade is
+        trec_eval's "in the pool but unjudged": taken only when every metric
+        asked for is ``infap`` (which counts such an item as relevant in the
+        share of the judged ones above it), ``bpref`` or
+        ``num_nonrel_judged_ret`` (for which it is the same as an absent row),
+        and refused otherwise.
     relevance_level : float, default=1
         Minimum grade that counts as relevant for the binary metrics
         (precision, recall, f1, hit, mrr, map). NDCG and DCG use the grades

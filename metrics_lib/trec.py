@@ -484,9 +484,11 @@ def read_trec_qrels(path) -> pd.DataFrame:
     -----
     trec_eval treats a negative grade as "in the pool but not judged": never
     relevant, and not a judged non-relevant document for bpref
-    (``form_res_rels.c``, ``RELVALUE_UNJUDGED``). :func:`evaluate` takes
-    grades >= 0 only; the command line drops negative rows, which gives
-    trec_eval's values. Fractional grades are truncated (``1.7`` -> 1).
+    (``form_res_rels.c``, ``RELVALUE_UNJUDGED``); only infAP tells such an
+    item from one absent from the qrels. :func:`evaluate` takes negative
+    grades for ``infap``, ``bpref`` and ``num_nonrel_judged_ret`` and refuses
+    them for every other metric; the command line gives them to infAP and
+    drops them for the other measures, which gives trec_eval's values. Fractional grades are truncated (``1.7`` -> 1).
 
     References
     ----------

@@ -359,6 +359,12 @@ CALLS = {
     **{name: _intent_list(getattr(ml, name)) for name in (
         "alpha_ndcg_at_k", "err_ia_at_k", "precision_ia_at_k", "subtopic_recall_at_k")},
     "bpref": _per_list(ml.bpref),
+    "infap": _per_list(ml.infap),
+    **{name: _per_list(getattr(ml, name)) for name in (
+        "set_precision", "set_recall", "set_f", "set_map", "set_relative_precision",
+        "num_nonrel_judged_ret")},
+    "relative_precision_at_k": _per_list(ml.relative_precision_at_k, k=5),
+    "geometric_mean_bpref": _many(ml.geometric_mean_bpref),
     "interpolated_precision": (lambda a, b, d, off: np.asarray(
         _per_list(ml.interpolated_precision)[0](a, b, d, off)).round(12).tolist(),
         ("recommended", "relevant")),

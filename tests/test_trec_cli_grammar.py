@@ -49,7 +49,7 @@ CUT_MEASURES = ("P", "recall", "ndcg_cut", "map_cut", "success", "relative_P")
 PLAIN_MEASURES = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
                   "Rprec", "bpref", "recip_rank", "ndcg", "set_P", "set_recall", "set_map",
                   "set_F", "set_relative_P", "gm_bpref", "num_nonrel_judged_ret",
-                  "binG", "G", "ndcg_rel", "Rndcg")
+                  "binG", "G", "ndcg_rel", "Rndcg", "infAP")
 # issue 29: printed by -m all_trec too (tests/test_trec_measures_trec1.py); rbp
 # only under a non-negative -l (see there: its value with other measures is
 # the one trec_eval prints alone)

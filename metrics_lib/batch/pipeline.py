@@ -17,14 +17,14 @@ number of rows.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from .._validation import check_value_column
 from ..ranking import registry
 from .intents import fold_intents
 from .items import genre_rows, popularity_rows
 from .keys import item_keys, rank_lists
-from .reading import read_tables
+from .reading import check_grades, read_tables
 from .result import raise_duplicates, result_table
 from .scoring import score_users
 from .users import code_users
@@ -96,8 +96,10 @@ def _at_level_zero(recommendations, truth, options, *, relevance_col, **columns)
     if binary:
         shifted = truth
         if relevance_col is not None:
-            grades = check_value_column("truth", truth[relevance_col], minimum=0.0)
-            shifted = truth.assign(**{relevance_col: grades + 1.0})
+            grades = check_grades(truth[relevance_col], options)
+            # grade >= 0 is grade + 1 >= 1; a negative grade (unjudged) stays as it is
+            shifted = truth.assign(**{relevance_col: np.where(grades >= 0, grades + 1.0,
+                                                              grades)})
         shifted_options = dict(options, metrics=binary, relevance_level=1.0)
         if isinstance(options["gain"], tuple):
             # a gain map is for the graded pass: the shifted grades are not its keys

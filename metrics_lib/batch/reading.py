@@ -113,6 +113,28 @@ def read_tables(recommendations, truth, options, *, user_col, item_col, score_co
     else:
         # integer grades stay integers until each chunk takes its part:
         # no float64 copy of the whole column
-        grades = check_value_column("truth", truth[relevance_col], minimum=0.0,
-                                    integers_as_is=True)
+        grades = check_grades(truth[relevance_col], options, integers_as_is=True)
     return users, items, values, grades
+
+
+def check_grades(column, options, **keywords) -> np.ndarray:
+    """The grade column, checked: >= 0 unless every metric asked for reads negative grades.
+
+    A negative grade is trec_eval's "in the pool but unjudged"
+    (``form_res_rels.c``); only the metrics that declare ``negative_grades``
+    in the registry say what it does to them, so any other metric refuses it.
+    """
+    from ..ranking import registry
+
+    if all(registry.get(kind).negative_grades for _, kind, _ in options["metrics"]):
+        return check_value_column("truth", column, **keywords)
+    try:
+        return check_value_column("truth", column, minimum=0.0, **keywords)
+    except ValueError as error:
+        if "must be >= 0" not in str(error):
+            raise
+        readers = ", ".join(sorted(metric.display_name for metric in registry.metrics()
+                                   if metric.negative_grades))
+        raise ValueError(f"{error}; a negative grade (trec_eval's 'in the pool but "
+                         f"unjudged') is read only by {readers}: ask for those alone, "
+                         "or drop the rows with negative grades") from None

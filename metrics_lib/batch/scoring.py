@@ -77,7 +77,8 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
         # rows scored at or below the threshold stay in the list but are no hits;
         # the judgements (truth_code, grades) keep them: |R| does not change
         below = options["score_below"][row_offset:row_offset + rec_keys.size]
-        hit_grades = np.where(below[hit_rows], 0.0, hit_grades)
+        # (a negative grade, in the pool but unjudged, stays unjudged)
+        hit_grades = np.where(below[hit_rows], np.minimum(hit_grades, 0.0), hit_grades)
     mode = options["ties"]
     if mode in TIE_MODES:  # tie groups of this chunk's rows (see _tie_kernels)
         first = options["tie_first"][row_offset:row_offset + rec_keys.size]
@@ -142,6 +143,9 @@ def _reshape_lists(lengths, hit_rows, hit_grades, judged_only, truncate):
     drops the rows past ``truncate`` and caps the lengths.
     """
     if judged_only:
+        if hit_grades.size and hit_grades.min() < 0:  # in the pool but unjudged: dropped
+            judged = hit_grades >= 0
+            hit_rows, hit_grades = hit_rows[judged], hit_grades[judged]
         owner = np.searchsorted(block_starts(lengths), hit_rows, side="right") - 1
         lengths = np.bincount(owner, minlength=lengths.size).astype(np.int64)
         hit_rows = np.arange(hit_rows.size, dtype=np.int64)

@@ -46,6 +46,7 @@ _TIE_OPTIONS = {
     "rbp": ("gain", "relevance_level", "empty", "residual", "residual_tail"),
     "rbp_resid": ("gain", "relevance_level", "empty", "residual", "residual_tail"),
     "judged": (),
+    "relative_p": ("relevance_level", "empty"),
 }
 # Metrics that read the grades as they are, not as grade >= relevance_level
 _OWN_GRADES = ("ndcg", "dcg", "rbp")

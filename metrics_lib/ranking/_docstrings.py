@@ -108,6 +108,19 @@ PARAMETERS = {
         "    recommended : sequence of hashable\n"
         "        Item ids in rank order, best first. Ids must be unique."
     ),
+    "recommended_set": (
+        "    recommended : sequence of hashable\n"
+        "        Item ids; which items are listed matters, not their order. Ids must\n"
+        "        be unique."
+    ),
+    "relevant_pool": (
+        "    relevant : collection of hashable or mapping of hashable to float\n"
+        "        Judged ids with their grades: ``>= relevance_level`` relevant,\n"
+        "        ``0 <= grade < relevance_level`` judged non-relevant, a negative grade\n"
+        "        \"in the pool but unjudged\" (trec_eval's reading of a negative qrels\n"
+        "        grade), which counts as an item absent from ``relevant``. A plain\n"
+        "        collection of ids makes each relevant."
+    ),
     "relevant_intents": (
         "    relevant : mapping of hashable to mapping of hashable to float\n"
         "        ``item -> {intent: grade}``, the judged items."

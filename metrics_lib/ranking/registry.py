@@ -119,6 +119,12 @@ class Metric:
         ``batch`` finds each judged item's relevant intents through the key
         that the grade column then holds (``metrics_lib/batch/intents.py``);
         ``per_list`` takes ``relevant`` as ``item -> {intent: grade}``.
+    negative_grades : bool
+        Whether ``evaluate`` lets a negative grade through to this metric:
+        trec_eval's "in the pool but unjudged" (``form_res_rels.c``,
+        ``RELVALUE_UNJUDGED``). ``evaluate`` refuses negative grades unless
+        every metric asked for declares this; the metric's docstring says
+        what such a grade does to it.
     item_data : {None, "popularity", "genres"}
         Data about items that the metric reads besides the judgements:
         ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
@@ -141,6 +147,7 @@ class Metric:
     check: Callable | None = None
     trec_eval: tuple = ()
     intents: bool = False
+    negative_grades: bool = False
     level_max: float = 1.0
     parameters: tuple = ()
     item_data: str | None = None
@@ -265,6 +272,8 @@ def parse_metric(name: str) -> tuple[str, int | float | None]:
         trec_eval's set measures: ``set_p``, ``set_recall``, ``set_map``,
         ``num_nonrel_judged_ret`` and ``set_f`` (``set_f(beta=0.5)``, beta
         1 by default, returned as ``k``; ``None`` when not written).
+        ``infap``: inferred AP (trec_eval's ``infAP``), which reads negative
+        grades as "in the pool but unjudged".
         Intent-aware metrics, which need ``evaluate(..., intent_col=...)``
         and a cut-off: ``alpha_ndcg@k``, ``err_ia@k``, ``p_ia@k``,
         ``s_recall@k`` (``strec@k``, ndeval's name); the first two take the

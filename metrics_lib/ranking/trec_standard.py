@@ -60,6 +60,8 @@ register(Metric(
 register(Metric(
     name="bpref", aliases=("bpref",), per_list=bpref, batch=_trec_batch("bpref"),
     cutoff="none", table="trec",
+    # a negative grade (in the pool, unjudged) is skipped as an absent item is
+    negative_grades=True,
     # gm_bpref (m_gm_bpref.c): the same per-query bpref, summed up as
     # exp(mean(log(max(bpref, 1e-5)))) and printed only in the summary
     trec_eval=(TrecMeasure("bpref", "bpref"), TrecMeasure("gm_bpref", "bpref"))))
