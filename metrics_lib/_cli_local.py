@@ -88,6 +88,10 @@ def missing_query_values(printed, metric, one_document):
         return "''"
     if printed.startswith("relstring_"):
         return "'-'" if one_document and metric[1] >= 1 else "''"
+    if printed.startswith("11pt_avg") and one_document:
+        # m_11pt_avg.c on one non-relevant document: every level's
+        # interpolated precision is 0/1; an empty ranking would be 0/0
+        return 0.0
     if printed.startswith("rbp_resid_") and one_document:
         p = float(metric[len("rbp_resid(p="):-1])
         return p + (1 - p) * 1.0  # m_rbp_resid.c: cur_p + (1 - p) * sum

@@ -292,3 +292,21 @@ def test_per_list_functions_refuse_bad_input_by_name():
     assert np.isnan(ml.eleven_point_average([], {"a": 1}))  # trec_eval's 0/0
     # h = 1, N = 2, R = 1, D = 10: 1 - 1 + 0 + 0.5 * (10 + 1 - 2 - 1)
     assert ml.set_utility(ranked, grades, (1, -1, 0, 0.5), n_items=10) == 4.0
+
+
+def test_eleven_point_average_of_a_query_the_run_lacks(binary, tmp_path):  # noqa: F811
+    """With -c, trec_eval scores a query the run lacks on its one non-relevant
+    stand-in document: 11pt_avg is 0/1 = 0 there, not the -nan (0/0) of an empty
+    ranking; under -J the stand-in is dropped as unjudged and -nan is right.
+    (Found by test_trec_cli_grammar's seed 358, an all_trec run.)"""
+    q_path, r_path = tmp_path / "qrels", tmp_path / "run"
+    q_path.write_text("0 0 a1 1\n0 0 a2 2\n#x 0 d0 1\nq1 0 d7 -1\nq1 0 d0 12\n")
+    r_path.write_text("0 Q0 a1 1 3 tag\n0 Q0 a9 1 1 tag\n")
+    for options in (["-q", "-c"], ["-q", "-c", "-J"], ["-q", "-c", "-M", "1"]):
+        for spec in (["-m", "11pt_avg"], ["-m", "11pt_avg.0.5,1"], ["-m", "all_trec"]):
+            theirs = trec_eval(*options, *spec, q_path, r_path).stdout
+            ours = cli(*options, *spec, q_path, r_path).stdout
+            if spec[1] == "all_trec":  # trec_eval's rbp there is not reproducible
+                theirs = b"\n".join(line for line in theirs.splitlines()
+                                    if not is_rbp(line)) + b"\n"
+            assert_same_output(ours, theirs)
