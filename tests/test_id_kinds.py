@@ -360,6 +360,18 @@ CALLS = {
         "alpha_ndcg_at_k", "err_ia_at_k", "precision_ia_at_k", "subtopic_recall_at_k")},
     "bpref": _per_list(ml.bpref),
     "infap": _per_list(ml.infap),
+    # trec_eval's gain measures and its other measures of one list (issue 29)
+    **{name: _per_list(getattr(ml, name)) for name in (
+        "trec_g", "bin_g", "ndcg_rel", "rndcg", "eleven_point_average", "yaap",
+        "set_utility")},
+    # one id argument: its relevant of kind b, beside ndcg_rel (whose DCG it
+    # divides) on the same pair, so that both-a references mean the same
+    "ideal_dcg": ((lambda a, b, d, off: (
+        ml.ideal_dcg(KINDS[b][0](lift(d.relevant[0], off))),
+        ml.ndcg_rel(KINDS[a][0](lift(d.lists[0], off)), KINDS[b][0](lift(d.relevant[0], off))))),
+        ("recommended", "relevant")),
+    "r_precision_multiple": _per_list(ml.r_precision_multiple, multiple=1.5),
+    "unjudged_at_k": _per_list(ml.unjudged_at_k, k=3),
     **{name: _per_list(getattr(ml, name)) for name in (
         "set_precision", "set_recall", "set_f", "set_map", "set_relative_precision",
         "num_nonrel_judged_ret")},
