@@ -190,7 +190,7 @@ def _gain_pairs(name: str, params: str) -> _Gains:
         if level < 0 or not (math.isfinite(gain) and 0 <= gain < 2**31):
             raise _Refused(f"trec_eval: -m {name}.{params}: this drop-in takes gains "
                            "for relevance levels >= 0, each a finite number in "
-                           f"[0, 2**31) (got {level}={gain!r}; gain_init.c gives a "
+                           f"[0, 2**31) (got {level}={gain}; gain_init.c gives a "
                            "negative level's gain to unjudged documents only)", 1)
         pairs.setdefault(level, gain)
     out = _Gains(params)

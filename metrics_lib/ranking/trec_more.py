@@ -100,6 +100,13 @@ def yaap(recommended, relevant, *, relevance_level=1, empty="zero"):
     TypeError, ValueError
         For a bad list, judgements, level or ``empty``.
 
+    Notes
+    -----
+    ``S / R`` is trec_eval's average precision of the list; the sum is taken
+    in rank order, as ``m_yaap.c`` adds it, so the value is trec_eval's to the
+    last bit. A negative ``-l`` on the command line counts the unjudged
+    items as relevant in the list, which this function does not take.
+
     References
     ----------
     .. [1] Robertson, "On smoothing average precision", ECIR 2012.
@@ -148,6 +155,17 @@ def unjudged_at_k(recommended, relevant, k):
     ------
     TypeError, ValueError
         For a bad list, judgements or ``k``.
+
+    Notes
+    -----
+    A warning sign rather than a quality: a high share means the list's
+    precision rests on items nobody judged (counted as non-relevant).
+    ``judged_at_k`` divides by the ranks the list fills instead of ``k``.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_unjudged.c`` (``te_calc_unj``, Ian Soboroff,
+       2023), default cut-offs 5, 10 and 20.
 
     See Also
     --------
@@ -198,6 +216,17 @@ def r_precision_multiple(recommended, relevant, multiple, *, relevance_level=1,
     ------
     TypeError, ValueError
         For a multiple that is not a finite number >= 0, and bad inputs.
+
+    Notes
+    -----
+    The rank is rounded as trec_eval 10.0 rounds it, ``(long) (m * R +
+    0.9)``, not to the nearest integer: ``m * R = 2.5`` gives rank 3 and
+    ``2.05`` rank 2.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_Rprec_mult.c`` (``te_calc_Rprec_mult``),
+       default multiples 0.2, 0.4, ..., 2.0.
 
     Examples
     --------
@@ -266,6 +295,17 @@ def eleven_point_average(recommended, relevant, levels=ELEVEN_POINTS, *, relevan
     ------
     TypeError, ValueError
         For levels that are not finite numbers >= 0, and bad inputs.
+
+    Notes
+    -----
+    The 11-point interpolated average precision as trec_eval computes it;
+    the walk from the last level matters only for levels not in increasing
+    order.
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_11pt_avg.c`` (``te_calc_11ptavg``); 9.0.8's
+       rounding of the targets differs (``trec_eval_version``).
 
     Examples
     --------
@@ -351,6 +391,17 @@ def set_utility(recommended, relevant, weights=UTILITY_WEIGHTS, *, relevance_lev
     TypeError, ValueError
         For weights that are not four finite numbers, ``d != 0`` without
         ``n_items``, and bad inputs.
+
+    Notes
+    -----
+    The order of ``recommended`` does not matter: the measure sees the set.
+    The weights say what a retrieved relevant item gains and what a
+    retrieved non-relevant one costs (``m_utility.c``'s help text).
+
+    References
+    ----------
+    .. [1] trec_eval 10.0, ``m_utility.c`` (``te_calc_utility``): the
+       contingency table and its four parameters, default 1, -1, 0, 0.
 
     Examples
     --------
