@@ -169,7 +169,7 @@ def unjudged_at_k(recommended, relevant, k):
 
     See Also
     --------
-    metrics_lib.ranking.judgements.judged_at_k : the judged share, over ``min(k, n)``.
+    judged_at_k : the judged share, over ``min(k, n)``.
 
     Examples
     --------
