@@ -21,7 +21,7 @@ import pytest
 from metrics_lib._kernels import _first_in_run
 from metrics_lib.ranking import intents as mod
 from metrics_lib.ranking.intents import (_discount, _intents_of, _n_codes, _pair_slots,
-                                         _pointers, _ranges)
+                                         _ranges)
 
 
 def _old_greedy_ideal_dcg(table, k, alpha, options):
@@ -46,6 +46,13 @@ def _old_greedy_ideal_dcg(table, k, alpha, options):
         left[pick[alive]] = False
         gain[slot[_ranges(pair_ptr, pick[alive])]] *= 1.0 - alpha
     return ideal
+
+
+def _pointers(sorted_codes, n):
+    # main at 7d4cc1d: metrics_lib/ranking/intents.py, _pointers (no longer used there)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sorted_codes, minlength=n), out=ptr[1:])
+    return ptr
 
 
 def _old_candidates(table, options):

@@ -626,13 +626,6 @@ def _pair_slots(user, intent, n_codes):
     return slot, uniques.size
 
 
-def _pointers(sorted_codes, n):
-    """Compressed-row pointers of sorted codes ``0 .. n - 1``."""
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(sorted_codes, minlength=n), out=ptr[1:])
-    return ptr
-
-
 def _ranges(ptr, which):
     """The indices ``ptr[w] .. ptr[w + 1] - 1`` of every ``w`` of ``which``, in order."""
     low, counts = ptr[which], ptr[which + 1] - ptr[which]
