@@ -508,41 +508,113 @@ def _greedy_ideal_dcg(table, k, alpha, options):
     """ndeval's greedy ideal alpha-DCG@k of every user, one rank at a time for all.
 
     Candidates are each user's judged items relevant to some intent, in
-    (user, key) order, so that the last best candidate of a user is the one
-    of largest item id (ndeval's tie rule). Each pass scores every candidate
-    left with the gains its intents still have, takes each user's best,
-    and multiplies its intents' gains by ``1 - alpha``.
+    (user, key) order (the key increases with the item id). At each rank,
+    each user takes the candidate of largest score (the sum of the gains its
+    intents still have, in intent order), the one of largest item id among
+    equals (ndeval's tie rule), and its intents' gains are multiplied by
+    ``1 - alpha``.
     """
-    cand_user, cand_key = _candidates(table, options)
-    row, intent = _intents_of(cand_key, options)
-    slot, n_slots = _pair_slots(cand_user[row].astype(np.int64), intent, _n_codes(options))
+    cand_user, counts, intent = _candidates(table, options)
+    pair_ptr = np.zeros(counts.size + 1, dtype=np.int64)  # candidate -> its pairs
+    np.cumsum(counts, out=pair_ptr[1:])
+    slot, n_slots = _pair_slots(np.repeat(cand_user.astype(np.int64), counts), intent,
+                                _n_codes(options))
     gain = np.ones(n_slots)
-    pair_ptr = _pointers(row, cand_user.size)  # candidate -> its pairs
     starts = np.flatnonzero(_first_in_run(cand_user))
     sizes = np.diff(np.r_[starts, cand_user.size])
-    ideal, left = np.zeros(table.n_users), np.ones(cand_user.size, dtype=bool)
-    index = np.arange(cand_user.size)
-    for rank in range(1, min(k, int(sizes.max(initial=0))) + 1):
-        score = np.where(left, np.bincount(row, weights=gain[slot],
-                                           minlength=cand_user.size), -1.0)
+    if starts.size * sizes.max(initial=0) <= _GRID_FACTOR * cand_user.size + _GRID_SLACK:
+        picks = _grid_picks(counts, slot, gain, starts, sizes, k)
+    else:
+        picks = _picks_by_passes(counts, slot, gain, starts, sizes, k)
+    ideal = np.zeros(table.n_users)
+    for rank, (user_start, best, pick) in enumerate(picks, 1):
+        ideal[cand_user[user_start]] += best * _discount(float(rank))
+        # the picked items' intents: distinct slots (one user each); the
+        # generator reads the new gains when it resumes
+        gain[slot[_ranges(pair_ptr, pick)]] *= 1.0 - alpha
+    return ideal
+
+
+# the greedy lays the candidates out in a padded table, one row per user, while
+# it holds at most _GRID_FACTOR cells per candidate (+ _GRID_SLACK)
+_GRID_FACTOR, _GRID_SLACK = 2, 4096
+
+
+def _grid_picks(counts, slot, gain, starts, sizes, k):
+    """Each rank's picks as :func:`_picks_by_passes`, on a padded table of candidates.
+
+    Row ``u`` of the table holds user ``u``'s candidates, largest key first,
+    so that the first maximum of a row (``argmax``) is ndeval's choice; the
+    scores are summed straight into the table's cells (each candidate's
+    gains in the same order as there), then its padding and the picked
+    candidates are set to -1.
+    """
+    n_rows, width = starts.size, int(sizes.max(initial=0))
+    end = np.repeat(starts + sizes, sizes)
+    cell = (np.repeat(np.arange(n_rows) * width, sizes)
+            + end - 1 - np.arange(end.size))  # largest key first
+    candidate = np.zeros(n_rows * width, dtype=np.int64)
+    candidate[cell] = np.arange(end.size)
+    filled = np.zeros(n_rows * width, dtype=bool)
+    filled[cell] = True
+    out = np.flatnonzero(~filled)  # padding, then each rank's picks
+    pair_cell = np.repeat(cell, counts)
+    row_start = np.arange(n_rows) * width
+    for rank in range(1, min(k, width) + 1):
+        # rank 1: every gain is 1 and sums of ones are exact: the counts
+        score = np.bincount(pair_cell, weights=None if rank == 1 else gain.take(slot),
+                            minlength=n_rows * width).astype(np.float64, copy=False)
+        score[out] = -1.0
+        cells = row_start + score.reshape(n_rows, width).argmax(axis=1)
+        best = score[cells]
+        alive = best >= 0.0  # -1: nothing left
+        cells = cells[alive]
+        out = np.concatenate([out, cells])
+        yield starts[alive], best[alive], candidate[cells]
+
+
+def _picks_by_passes(counts, slot, gain, starts, sizes, k):
+    """Each rank's ``(user's first candidate, best score, candidate picked)``.
+
+    Every candidate left is scored with the current ``gain`` (which the
+    caller updates between ranks); a user's pick is its last candidate of
+    largest score: the largest key.
+    """
+    row = np.repeat(np.arange(counts.size), counts)
+    left = np.ones(counts.size, dtype=bool)
+    index = np.arange(counts.size)
+    for _ in range(min(k, int(sizes.max(initial=0)))):
+        score = np.where(left, np.bincount(row, weights=gain[slot], minlength=counts.size),
+                         -1.0)
         best = np.maximum.reduceat(score, starts)
         pick = np.maximum.reduceat(np.where(score == np.repeat(best, sizes), index, -1),
                                    starts)
         alive = best >= 0.0
-        ideal[cand_user[starts[alive]]] += best[alive] * _discount(float(rank))
         left[pick[alive]] = False
-        # the picked items' intents: distinct slots (one user each)
-        gain[slot[_ranges(pair_ptr, pick[alive])]] *= 1.0 - alpha
-    return ideal
+        yield starts[alive], best[alive], pick[alive]
 
 
 def _candidates(table, options):
-    """User code and key of the judged items relevant to some intent, by (user, key)."""
-    order = np.lexsort((table.truth_grade, table.truth_code))
-    cand_user, cand_key = table.truth_code[order], table.truth_grade[order]
-    ptr, group = options["intent_ptr"], cand_key.astype(np.int64) - 1
-    keep = ptr[group + 1] > ptr[group]
-    return cand_user[keep], cand_key[keep]
+    """User code, intent count and intents of the judged items relevant to some intent.
+
+    The candidates come in (user, key) order, their relevant intents in that
+    order too (each item's in increasing code).
+    """
+    code, key = table.truth_code, table.truth_grade
+    increasing = key.size < 2 or bool(np.all(key[1:] > key[:-1]))
+    if not (increasing and np.all(code[1:] >= code[:-1])):
+        order = np.lexsort((key, code))
+        code, key = code[order], key[order]
+        increasing = key.size < 2 or bool(np.all(key[1:] > key[:-1]))
+    ptr, group = options["intent_ptr"], key.astype(np.int64) - 1
+    counts = ptr[group + 1] - ptr[group]
+    if increasing and group.size and group[-1] - group[0] + 1 == group.size:
+        # consecutive keys (a chunk's whole truth): their intents are one slice
+        intents = options["intent_codes"][ptr[group[0]]:ptr[group[-1] + 1]]
+    else:
+        intents = options["intent_codes"][_ranges(ptr, group)]
+    keep = counts > 0
+    return code[keep], counts[keep], intents
 
 
 def _pair_slots(user, intent, n_codes):
@@ -552,13 +624,6 @@ def _pair_slots(user, intent, n_codes):
         return user * n_codes + intent, n_users * n_codes  # a table no larger than the pairs
     uniques, slot = np.unique(user * n_codes + intent, return_inverse=True)
     return slot, uniques.size
-
-
-def _pointers(sorted_codes, n):
-    """Compressed-row pointers of sorted codes ``0 .. n - 1``."""
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(sorted_codes, minlength=n), out=ptr[1:])
-    return ptr
 
 
 def _ranges(ptr, which):
