@@ -152,6 +152,11 @@ PARAMETERS = {
         "    k : int or None, default=None\n"
         "        Cut-off applied to the list."
     ),
+    # ranking/trec_gains.py: ndcg_rel and trec_g
+    "empty_positive_gain": (
+        "    empty : {\"zero\", \"nan\", \"one\", \"raise\"}, default=\"zero\"\n"
+        "        Result when no judged item has a positive gain."
+    ),
 }
 
 # Blocks of other sections (Returns, Raises) that several docstrings share,
@@ -169,6 +174,22 @@ SECTIONS = {
         "        ``alpha`` outside [0, 1] (the functions that take one), an ``empty``\n"
         "        policy that is not one of the four, ``empty=\"raise\"`` when no intent\n"
         "        has a relevant item, and the checks of the list."
+    ),
+    # ranking/trec_gains.py: the five gain measures
+    "raises_ndcg_checks": (
+        "    ValueError\n"
+        "        For an input the checks of :func:`ndcg_at_k` refuse (a gain map\n"
+        "        without a judged grade, a repeated item, ...)."
+    ),
+    # ranking/trec_sets.py: the set measures
+    "raises_bpref_checks": (
+        "    TypeError, ValueError\n"
+        "        For a list or grades that :func:`metrics_lib.bpref` refuses too."
+    ),
+    "raises_bpref_checks_empty": (
+        "    TypeError, ValueError\n"
+        "        For a list or grades that :func:`metrics_lib.bpref` refuses too, and\n"
+        "        ``empty=\"raise\"`` without a relevant item."
     ),
 }
 

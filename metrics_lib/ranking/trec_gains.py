@@ -52,6 +52,7 @@ import numpy as np
 from .._kernels import _rank_in_run
 from .._validation import check_empty, check_relevant, handle_empty
 from ._common import _check_log_base
+from ._docstrings import shared_parameters
 from .ndcg import _gains, _graded_inputs
 from .registry import Metric, TrecMeasure, register
 
@@ -77,6 +78,7 @@ def _dcgs(values):
     return out
 
 
+@shared_parameters
 def ideal_dcg(relevant, *, gain="linear", min_grade=None, relevance_level=1,
               log_base=2):
     """DCG of the ideal list: every positive gain of ``relevant``, best first.
@@ -106,9 +108,7 @@ def ideal_dcg(relevant, *, gain="linear", min_grade=None, relevance_level=1,
 
     Raises
     ------
-    ValueError
-        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
-        without a judged grade, a repeated item, ...).
+    {{raises_ndcg_checks}}
 
     Notes
     -----
@@ -136,6 +136,7 @@ def ideal_dcg(relevant, *, gain="linear", min_grade=None, relevance_level=1,
                      for j, w in enumerate(walk, start=1)))
 
 
+@shared_parameters
 def ndcg_rel(recommended, relevant, *, gain="linear", min_grade=None,
              relevance_level=1, empty="zero"):
     """NDCG averaged over the relevant items (trec_eval ``ndcg_rel``, ``m_ndcg_rel.c``).
@@ -148,12 +149,10 @@ def ndcg_rel(recommended, relevant, *, gain="linear", min_grade=None,
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first.
+    {{recommended}}
     relevant, gain, min_grade, relevance_level
         As in :func:`ideal_dcg`.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no judged item has a positive gain.
+    {{empty_positive_gain}}
 
     Returns
     -------
@@ -162,9 +161,7 @@ def ndcg_rel(recommended, relevant, *, gain="linear", min_grade=None,
 
     Raises
     ------
-    ValueError
-        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
-        without a judged grade, a repeated item, ...).
+    {{raises_ndcg_checks}}
 
     Notes
     -----
@@ -200,6 +197,7 @@ def ndcg_rel(recommended, relevant, *, gain="linear", min_grade=None,
     return total / len(walk) if total > 0 else 0.0
 
 
+@shared_parameters
 def rndcg(recommended, relevant, *, gain="linear", min_grade=None, relevance_level=1,
           empty="zero"):
     """NDCG averaged over the R levels (trec_eval ``Rndcg``, ``m_Rndcg.c``).
@@ -215,15 +213,13 @@ def rndcg(recommended, relevant, *, gain="linear", min_grade=None, relevance_lev
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first.
+    {{recommended}}
     relevant, gain, min_grade
         As in :func:`ideal_dcg`.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant: a user with none
         gets the ``empty`` policy (also the level of ``gain="binary"``).
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no item is relevant.
+    {{empty}}
 
     Returns
     -------
@@ -232,9 +228,7 @@ def rndcg(recommended, relevant, *, gain="linear", min_grade=None, relevance_lev
 
     Raises
     ------
-    ValueError
-        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
-        without a judged grade, a repeated item, ...).
+    {{raises_ndcg_checks}}
 
     Notes
     -----
@@ -274,6 +268,7 @@ def rndcg(recommended, relevant, *, gain="linear", min_grade=None, relevance_lev
     return total / len(ratios)
 
 
+@shared_parameters
 def trec_g(recommended, relevant, *, gain="linear", min_grade=None, relevance_level=1,
            empty="zero"):
     """trec_eval's normalised gain ``G`` (``m_G.c``).
@@ -288,12 +283,10 @@ def trec_g(recommended, relevant, *, gain="linear", min_grade=None, relevance_le
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first.
+    {{recommended}}
     relevant, gain, min_grade, relevance_level
         As in :func:`ideal_dcg`.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no judged item has a positive gain.
+    {{empty_positive_gain}}
 
     Returns
     -------
@@ -302,9 +295,7 @@ def trec_g(recommended, relevant, *, gain="linear", min_grade=None, relevance_le
 
     Raises
     ------
-    ValueError
-        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
-        without a judged grade, a repeated item, ...).
+    {{raises_ndcg_checks}}
 
     Notes
     -----
@@ -342,6 +333,7 @@ def trec_g(recommended, relevant, *, gain="linear", min_grade=None, relevance_le
     return value / ideal
 
 
+@shared_parameters
 def bin_g(recommended, relevant, *, relevance_level=1, empty="zero"):
     """Binary G (trec_eval ``binG``, ``m_binG.c``).
 
@@ -352,14 +344,12 @@ def bin_g(recommended, relevant, *, relevance_level=1, empty="zero"):
 
     Parameters
     ----------
-    recommended : sequence of hashable
-        Item ids in rank order, best first.
+    {{recommended}}
     relevant : collection of hashable or mapping of hashable to float
         Relevant ids (grade 1 each), or judged ids with their grades.
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant.
-    empty : {"zero", "nan", "one", "raise"}, default="zero"
-        Result when no item is relevant.
+    {{empty}}
 
     Returns
     -------
@@ -368,9 +358,7 @@ def bin_g(recommended, relevant, *, relevance_level=1, empty="zero"):
 
     Raises
     ------
-    ValueError
-        For an input the checks of :func:`ndcg_at_k` refuse (a gain map
-        without a judged grade, a repeated item, ...).
+    {{raises_ndcg_checks}}
 
     Notes
     -----

@@ -89,8 +89,7 @@ def set_precision(recommended, relevant, *, relevance_level=1):
 
     Raises
     ------
-    TypeError, ValueError
-        For a list or grades that :func:`metrics_lib.bpref` refuses too.
+    {{raises_bpref_checks}}
 
     See Also
     --------
@@ -133,9 +132,7 @@ def set_recall(recommended, relevant, *, relevance_level=1, empty="zero"):
 
     Raises
     ------
-    TypeError, ValueError
-        For a list or grades that :func:`metrics_lib.bpref` refuses too, and
-        ``empty="raise"`` without a relevant item.
+    {{raises_bpref_checks_empty}}
 
     See Also
     --------
@@ -178,9 +175,7 @@ def set_map(recommended, relevant, *, relevance_level=1, empty="zero"):
 
     Raises
     ------
-    TypeError, ValueError
-        For a list or grades that :func:`metrics_lib.bpref` refuses too, and
-        ``empty="raise"`` without a relevant item.
+    {{raises_bpref_checks_empty}}
 
     See Also
     --------
@@ -227,9 +222,7 @@ def set_relative_precision(recommended, relevant, *, relevance_level=1, empty="z
 
     Raises
     ------
-    TypeError, ValueError
-        For a list or grades that :func:`metrics_lib.bpref` refuses too, and
-        ``empty="raise"`` without a relevant item.
+    {{raises_bpref_checks_empty}}
 
     See Also
     --------
@@ -414,8 +407,7 @@ def num_nonrel_judged_ret(recommended, relevant, *, relevance_level=1):
 
     Raises
     ------
-    TypeError, ValueError
-        For a list or grades that :func:`metrics_lib.bpref` refuses too.
+    {{raises_bpref_checks}}
 
     See Also
     --------
