@@ -97,3 +97,14 @@ def test_every_cell_has_its_own_id(path):
     missing = [index for index, cell_id in enumerate(ids) if not cell_id]
     assert not missing, f"{path.name}: cells {missing} have no id"
     assert len(set(ids)) == len(ids), f"{path.name}: repeated cell ids"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_exercises_come_before_the_summary(path):
+    """The chapters end alike: exercises, then the summary (comparing_systems and
+    user_models had them the other way round when they were written)."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    headings = [line.strip() for cell in notebook["cells"] if cell["cell_type"] == "markdown"
+                for line in "".join(cell["source"]).splitlines() if line.startswith("## ")]
+    if "## Exercises" in headings and "## Summary" in headings:
+        assert headings.index("## Exercises") < headings.index("## Summary"), headings
