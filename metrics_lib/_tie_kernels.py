@@ -140,6 +140,8 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
                     "item_popularity",
                     # read by miscalibration only, which these modes refuse
                     "genre_data",
+                    # read by group_exposure only, which these modes refuse
+                    "item_groups",
                     # evaluate cuts the truth to the listed items before these
                     # kernels run (batch/scoring.py, _score_chunk), so they see the right |R|
                     "candidates",

@@ -125,13 +125,15 @@ class Metric:
         ``RELVALUE_UNJUDGED``). ``evaluate`` refuses negative grades unless
         every metric asked for declares this; the metric's docstring says
         what such a grade does to it.
-    item_data : {None, "popularity", "genres"}
+    item_data : {None, "popularity", "genres", "groups"}
         Data about items that the metric reads besides the judgements:
         ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
         finds each recommended row's in ``tables.rows``;
         ``metrics_lib/batch/items.py``); ``"genres"``, ``item_genres=`` and
         ``history=`` (the kernel finds each row's genre shares and each
-        user's history mix in ``options``; the same module).
+        user's history mix in ``options``; the same module); ``"groups"``,
+        ``item_groups=`` and ``exposure_group=`` (the kernel finds whether
+        each row's item is in the group in ``options["group_rows"]``).
     """
 
     name: str
