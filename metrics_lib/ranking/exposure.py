@@ -67,6 +67,36 @@ the judgements; ``"best"``/``"worst"`` (which order by grade),
 ``judged_only=True`` (which would drop the unjudged items) and
 ``no_hit="nan"`` are refused. For one column per group, evaluate once per
 label.
+
+Examples
+--------
+User 1's list a, b, c gets exposures 1, 0.5, 0.25; its judgements place c
+(grade 2, target 1) above b (grade 1, target 0.5). User 2 has no positive
+grade, so ``empty`` decides:
+
+>>> import pandas as pd
+>>> from metrics_lib import evaluate
+>>> recs = pd.DataFrame({"user": [1, 1, 1, 2], "item": ["a", "b", "c", "a"],
+...                      "rank": [1, 2, 3, 1]})
+>>> truth = pd.DataFrame({"user": [1, 1, 2], "item": ["b", "c", "a"],
+...                       "relevance": [1, 2, 0]})
+>>> evaluate(recs, truth, ["ee_loss", "ee_disparity", "ee_relevance@2"],
+...          rank_col="rank", empty="nan")
+      ee_loss  ee_disparity  ee_relevance@2
+user
+1      1.5625        1.3125            0.25
+2         NaN           NaN             NaN
+
+Under the DCG discount, b and c of the group "tail" get (1/log2(3) +
+1/log2(4)) / (1 + 1/log2(3) + 1/log2(4)) of user 1's exposure:
+
+>>> groups = {"a": "head", "b": "tail", "c": "tail"}
+>>> evaluate(recs, truth, ["group_exposure", "group_exposure(weights=equal)@2"],
+...          rank_col="rank", item_groups=groups, exposure_group="tail").round(4)
+      group_exposure  group_exposure(weights=equal)@2
+user
+1             0.5307                              0.5
+2             0.0000                              0.0
 """
 
 from __future__ import annotations
