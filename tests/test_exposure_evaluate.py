@@ -502,3 +502,33 @@ def test_inputs_are_not_mutated():
     pd.testing.assert_frame_equal(recs, copies[0])
     pd.testing.assert_frame_equal(truth, copies[1])
     pd.testing.assert_series_equal(groups, copies[2])
+
+
+@pytest.mark.parametrize("level", ["0", "1", "2"])
+def test_command_line_hands_expected_exposure_the_grades(level, tmp_path):
+    # the command line binarises the grades for most metrics; EE's targets rank them
+    from test_trec_cli_grammar import run_ours
+
+    recs, truth = _tables(50, "string")
+    recs = recs.assign(score=-recs["rank"].astype(float))
+    (tmp_path / "qrels").write_text("".join(
+        f"{u} 0 {i} {g}\n" for u, i, g in truth.itertuples(index=False)))
+    (tmp_path / "run").write_text("".join(
+        f"{u} Q0 {i} {r} {s!r} tag\n" for u, i, r, s in recs.itertuples(index=False)))
+    names = ["ee_loss(p=0.8)", "ee_relevance", "ee_disparity"]
+    code, out, err = run_ours(["-q", "-c", "-l", level, *sum((["-m", n] for n in names), []),
+                               str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert code == 0, err
+    printed = {(row[0].strip(), row[1]): float(row[2]) for row in
+               (line.split("\t") for line in out.decode().splitlines())
+               if row[0].strip() in names and row[1] != "all"}
+    want = evaluate(recs, truth, names, rank_col="rank", missing="zero",
+                    relevance_level=max(int(level), 0))
+    assert len(printed) == 3 * len(want)
+    for name in names:
+        for user, value in want[name].items():
+            assert abs(printed[(name, user)] - value) <= 5e-5 + 1e-12
+    graded = truth.assign(relevance=(truth["relevance"] > 0).astype(int))
+    if level == "1":  # binarised grades would give other numbers
+        other = evaluate(recs, graded, names, rank_col="rank", missing="zero")
+        assert (other["ee_relevance"] - want["ee_relevance"]).abs().max() > 1e-3

@@ -207,7 +207,8 @@ for _part in ("loss", "disparity", "relevance"):
         name=f"ee_{_part}", aliases=(f"ee_{_part}",),
         batch=functools.partial(_ee_batch, part=_part),
         empty_reason="no judged item at or above relevance_level (no target exposure)",
-        keywords=("empty",), parameters=(_PATIENCE,)))
+        keywords=("empty",), parameters=(_PATIENCE,),
+        reads_grades=True))  # the targets rank the grades
 register(Metric(
     name="group_exposure", aliases=("group_exposure",), batch=_group_exposure_batch,
     empty_reason="no recommended item (no exposure to share)", keywords=("empty",),

@@ -134,6 +134,11 @@ class Metric:
         user's history mix in ``options``; the same module); ``"groups"``,
         ``item_groups=`` and ``exposure_group=`` (the kernel finds whether
         each row's item is in the group in ``options["group_rows"]``).
+    reads_grades : bool
+        Whether a ``"binary"`` metric's kernel reads the grades themselves,
+        not only which are at or above ``relevance_level`` (expected
+        exposure's targets): the command line then hands it the grades, as
+        to the ``"graded"`` metrics, instead of 0/1.
     """
 
     name: str
@@ -153,6 +158,7 @@ class Metric:
     level_max: float = 1.0
     parameters: tuple = ()
     item_data: str | None = None
+    reads_grades: bool = False
 
     @property
     def display_name(self) -> str:
