@@ -34,9 +34,12 @@ code of the paper) leaves such a query out: ``data.py``, ``read_qrels``,
 keeps only grades above 0 unless ``-C``, and ``expeval.py``, ``main``,
 prints nothing for a query absent from the judgements it kept. A user
 without recommendations (kept by ``missing="zero"``) has no exposure:
-disparity and relevance 0, loss ``sum_i eps*_i**2`` (expeval prints that
-loss too for a query absent from the run, with the bounds of its normalised
-metrics for the other two, ``expeval.py``, ``main``). ``no_hit="nan"`` is
+disparity and relevance 0, loss ``sum_i eps*_i**2``. expeval gives a query
+absent from the run its metrics' bounds instead (``expeval.py``, ``main``):
+the disparity's upper bound, the relevance's lower bound, and as loss the
+relevance's upper bound, which ``metrics.py``, ``Relevance``, sets to
+``sum_i eps*_i**2`` when the query has two grades or more and to 0 when it
+has one. ``no_hit="nan"`` is
 refused: 0 is no missed hit here (a loss of 0 is the best value). The
 values are expeval's with ``-u rbp -U`` (RBP user model, unnormalised); its
 default user model is ``gerr``. Ties: ``"best"``/``"worst"`` order each tie
