@@ -59,8 +59,10 @@ with ``w(r)`` as :func:`metrics_lib.group_exposure`'s ``weights``: ``log``,
 ``p**(r - 1)``, or ``equal``, 1 (the share of the group's items in the
 list): ``group_exposure(weights=geometric, p=0.8)@10``. The value lies in
 [0, 1]. Its mean over users equals :func:`metrics_lib.group_exposure_batch`'s
-``exposure_share`` of the group when every list has the same length ``m``
-after the cut (the denominator is then the same for every user); otherwise
+``exposure_share`` of the group, over the same users (``evaluate`` leaves
+out users without judgements unless ``unjudged="empty"``), when every list
+has the same length ``m`` after the cut (the denominator is then the same
+for every user); otherwise
 it is a mean of shares, where ``exposure_share`` is a share of sums, which
 weighs long lists more. An empty list (a user without recommendations, kept
 by ``missing="zero"``) has no exposure to share: ``empty`` decides. A
