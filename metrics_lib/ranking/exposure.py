@@ -124,14 +124,14 @@ def _refuse_no_hit(name, options):
 
 
 # ------------------------------------------------------------ expected exposure
-def _targets(users, grades, n_levels_of, gamma):
+def _targets(users, code, width, gamma):
     """Target exposure of each (user, grade) pair of the placed judgements.
 
-    Returns the sorted pair keys (``user * L + rank of the grade from the
-    top``), each pair's user, its number of items and its target.
+    ``code`` is each judgement's grade as its place among the ``width``
+    distinct grades, ascending. Returns the sorted pair keys (``user * width
+    + place of the grade from the top``), each pair's user, its number of
+    items and its target.
     """
-    levels, code = n_levels_of
-    width = len(levels)
     key = users.astype(np.int64) * width + (width - 1 - code)
     pairs, count = np.unique(key, return_counts=True)
     pair_user = pairs // width
@@ -153,13 +153,13 @@ def _expected_exposure(tables, k, options):
     placed = table.truth_grade >= level
     users, grades = table.truth_code[placed], table.truth_grade[placed]
     levels, code = np.unique(grades, return_inverse=True)
-    pairs, pair_user, n, target = _targets(users, grades, (levels, code), gamma)
+    width = len(levels)
+    pairs, pair_user, n, target = _targets(users, code, width, gamma)
     ideal = np.bincount(pair_user, weights=n * target ** 2, minlength=table.n_users)
     keep = table.hit_grade >= level
     if k is not None:
         keep &= table.hit_pos <= k
     hit_user, hit_pos = table.hit_user[keep], table.hit_pos[keep]
-    width = len(levels)
     hit_key = hit_user.astype(np.int64) * width + (
         width - 1 - np.searchsorted(levels, table.hit_grade[keep]))
     at = np.searchsorted(pairs, hit_key)  # every listed placed item has its pair
