@@ -16,14 +16,17 @@ _PARAMETER = {"optional": "@k (optional)", "required": "@k", "none": "none",
 
 
 # the evaluate keywords that hold each kind of item data (registry.Metric.item_data)
-_ITEM_DATA = {"popularity": ("item_popularity",), "genres": ("item_genres", "history")}
+_ITEM_DATA = {"popularity": ("item_popularity",), "genres": ("item_genres", "history"),
+              "groups": ("item_groups", "exposure_group")}
 
 
 def _parameters(metric) -> str:
     """The cut-off and the named parameters (registry.Parameter) of ``metric``'s names."""
     named = [f"({p.name}=...)" + (" (optional)" if p.default is not None else "")
-             + f", {p.meaning} in {p.interval}"
-             + ("" if p.default is None else f", default {p.default:g}")
+             + (f", {p.meaning}: {p.allowed()}" if p.choices  # a word parameter
+                else f", {p.meaning} in {p.interval}")
+             + ("" if p.default is None else f", default {p.written(p.default)}"
+                if p.choices else f", default {p.default:g}")
              for p in metric.parameters]
     cut = _PARAMETER[metric.cutoff]
     if metric.cutoff == "level" and metric.level_max != 1:

@@ -96,6 +96,13 @@ _WHY_NOT = {
     ("block", "rbp"): _NO_BLOCK_RBP, ("block", "rbp_resid"): _NO_BLOCK_RBP,
     **{(mode, kind): _NOT_LINEAR_INTENTS for mode in EXPECTATION_MODES
        for kind in ("alpha_ndcg", "err_ia", "s_recall")},
+    # metrics_lib/ranking/exposure.py: linear in the exposures, but not implemented
+    **{(mode, kind): "its expectation over tie orders is not implemented here; "
+                     "ties='best' and ties='worst' give its bounds"
+       for mode in EXPECTATION_MODES for kind in ("ee_loss", "ee_disparity", "ee_relevance")},
+    **{(mode, "group_exposure"): "its expectation over tie orders is not implemented "
+                                 "here; evaluate it on a fixed order (ties='item_desc', "
+                                 "'item_asc', ...)" for mode in EXPECTATION_MODES},
     **{(mode, "p_ia"): "the tie kernels do not read the intents of the items "
                        "(P-IA is linear in the top k, like precision, but its "
                        "expectation is not implemented); evaluate it on a fixed "
@@ -140,6 +147,8 @@ EVALUATE_OPTIONS = ("metrics", "relevance_level", "denominator", "gain", "ideal"
                     "item_popularity",
                     # read by miscalibration only, which these modes refuse
                     "genre_data",
+                    # read by group_exposure only, which these modes refuse
+                    "item_groups",
                     # evaluate cuts the truth to the listed items before these
                     # kernels run (batch/scoring.py, _score_chunk), so they see the right |R|
                     "candidates",

@@ -323,7 +323,9 @@ def _library_values(recs, t_users, t_items, t_grades, metrics, level, unjudged):
                   ties="numeric_desc" if "numeric_desc" in TIES else "item_desc")
     values = {}
     # graded metrics (NDCG) read the grades, the others relevant or not
-    graded = [m for m in metrics if registry.get(registry.parse_metric(m)[0]).graded]
+    # (and the metrics that read the grades themselves: expected exposure)
+    graded = [m for m in metrics if registry.get(registry.parse_metric(m)[0]).graded
+              or registry.get(registry.parse_metric(m)[0]).reads_grades]
     binary = [m for m in metrics if m not in graded]
     pooled = [m for m in binary if registry.get(registry.parse_metric(m)[0]).negative_grades]
     binary = [m for m in binary if m not in pooled]

@@ -25,7 +25,7 @@ from ._validation import check_n_jobs
 from .batch.options import (TIES, _check_conventions, _check_options,
                             _refuse_expectation_combinations)
 from .batch.intents import check_intent_metrics
-from .batch.items import check_genre_data, check_item_popularity
+from .batch.items import check_genre_data, check_item_groups, check_item_popularity
 from .batch.pipeline import evaluate_frames
 from .batch.reading import _is_dask, _read_native
 from .batch.result import _result_frame  # noqa: F401  (kept importable from here)
@@ -75,7 +75,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
              unjudged="skip", truncate=None, no_hit="zero", candidates="all",
              score_threshold=None, residual_tail="unjudged",
              trec_eval_version=10, intent_col=None, item_popularity=None,
-             item_genres=None, history=None, rank_weights="equal", convention=None):
+             item_genres=None, history=None, rank_weights="equal", item_groups=None,
+             exposure_group=None, convention=None):
     """Ranking metrics for every user, from a recommendations and a truth table.
 
     Parameters
@@ -114,7 +115,18 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         Calibration, with ``item_genres=`` and ``history=``:
         ``"miscalibration@10"`` (Steck's, :func:`miscalibration`;
         ``"miscalibration(alpha=0.05)@10"`` sets the smoothing, 0.01 by
-        default; ``rank_weights=``). The
+        default; ``rank_weights=``). Exposure
+        (``metrics_lib.ranking.exposure``): ``"ee_loss@10"``,
+        ``"ee_disparity@10"``, ``"ee_relevance@10"``, Diaz et al.'s expected
+        exposure of each list as one deterministic ranking
+        (``"ee_loss(p=0.9)"`` sets the patience, 0.5 by default; the ideal
+        ranking holds the items of grade at least ``relevance_level``; for
+        several sampled rankings per user see :func:`expected_exposure_batch`),
+        and, with ``item_groups=`` and ``exposure_group=``,
+        ``"group_exposure@10"``, the share of the list's exposure that the
+        group gets (``"group_exposure(weights=geometric, p=0.8)@10"``;
+        weights ``log``, the default, ``geometric`` or ``equal``, as
+        :func:`group_exposure`'s). The
         names, as written, become the
         result's columns (``"alpha_ndcg@10"`` and ``"alpha_ndcg(alpha=0.5)@10"``
         are two columns of equal values).
@@ -305,6 +317,19 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         recommendations are Dask. A user without history gets ``nan``, and
         so does a user without recommendations (the genre mix of nothing is
         undefined), whatever ``missing``.
+    item_groups : pandas Series, dict or None, default=None
+        The group label of each item, item id -> label (not null), for
+        ``"group_exposure@k"``, which needs it with ``exposure_group``.
+        Every recommended item needs a label, beyond the cut-off too (a
+        ``ValueError`` names the first that has none); items that are never
+        recommended may be listed. Ids of the kind of ``item_col``'s; a
+        pandas Series or dict also when the recommendations are Dask, Polars
+        or Arrow.
+    exposure_group : hashable or None, default=None
+        The label of ``item_groups`` whose share of exposure
+        ``"group_exposure@k"`` reports per user (a ``ValueError`` if no item
+        has it). For every group, evaluate once per label: the shares of all
+        labels add up to 1 for each user with a list.
     rank_weights : {"equal", "reciprocal", "log"}, default="equal"
         The weight of rank ``r`` in the list's genre mix for
         ``"miscalibration@k"``: 1, ``1/r`` (as in MRR) or ``1/log2(r + 1)``
@@ -530,6 +555,26 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     2               0.6832
     3                  NaN
 
+    Expected exposure of each list as one ranking (user 1: exposures 1, 0.5,
+    0.25 for a, b, c against the targets 0, 0.5, 1 of the grades 0, 1, 2, a
+    loss of 1 + 0 + 0.5625; user 3, with no list, loses the target's 1), and
+    the share of exposure that the group "tail" gets in each top 2:
+
+    >>> evaluate(recs, truth, ["ee_loss", "ee_disparity", "ee_relevance"],
+    ...          missing="zero")
+          ee_loss  ee_disparity  ee_relevance
+    user
+    1      1.5625        1.3125           0.5
+    2      1.2500        1.2500           0.5
+    3      1.0000        0.0000           0.0
+    >>> groups = {"a": "head", "b": "tail", "c": "tail", "d": "tail"}
+    >>> evaluate(recs, truth, ["group_exposure(weights=equal)@2"], item_groups=groups,
+    ...          exposure_group="tail", missing="skip")
+          group_exposure(weights=equal)@2
+    user
+    1                                 0.5
+    2                                 0.5
+
     The same tables in Polars (a LazyFrame or a pyarrow Table work alike)
     give a Polars DataFrame, with the users in a column:
 
@@ -564,6 +609,8 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
     options["item_popularity"] = check_item_popularity(options["metrics"], item_popularity)
     options["genre_data"] = check_genre_data(options["metrics"], item_genres, history,
                                              user_col, item_col)
+    options["item_groups"] = check_item_groups(options["metrics"], item_groups,
+                                               exposure_group)
     n_jobs = check_n_jobs(n_jobs)
     # Polars and Arrow tables: only the needed columns, as pandas Series over
     # their numpy buffers (metrics_lib/_frames.py); the result goes back to

@@ -49,6 +49,9 @@ EXTRA_VALUES = {
     # the genres of items and the users' histories, read by miscalibration only
     # (tests/test_calibration_metric.py), which a call with another metric refuses
     "item_genres": (), "history": (),
+    # the group of each item and the group reported, read by group_exposure only
+    # (tests/test_exposure_evaluate.py), which a call with another metric refuses
+    "item_groups": (), "exposure_group": (),
 }
 # Keywords whose values are a closed list: the list, read from the code.
 CHOICES = {

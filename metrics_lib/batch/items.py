@@ -1,5 +1,6 @@
 """Item data: the popularity of each recommended item, for ``arp`` and ``aplt``;
-the genres of each item and the users' histories, for ``miscalibration``.
+the genres of each item and the users' histories, for ``miscalibration``; the
+group of each item, for ``group_exposure``.
 
 ``evaluate(..., item_popularity=...)`` takes the popularity of each item
 (phi(i) of :mod:`metrics_lib.beyond.popularity`: its number of training
@@ -17,6 +18,13 @@ table of (user, item) history rows; the metrics that read them declare
 genre shares p(g|i), and each user the genre mix p(g|u) of their history,
 once for all chunks (:func:`genre_rows`); the kernel of
 :mod:`metrics_lib.ranking.calibration` reads them.
+
+``evaluate(..., item_groups=..., exposure_group=...)`` takes the group label
+of each item and the one group whose share of exposure is reported; the
+metric that reads them declares ``item_data="groups"``. Each recommended row
+gets a flag, whether its item is in that group, in rank order
+(:func:`group_rows`); the kernel of :mod:`metrics_lib.ranking.exposure`
+reads its chunk's flags.
 """
 
 from __future__ import annotations
@@ -176,3 +184,72 @@ def genre_rows(options, rec_keys, decode, item_kind, lengths, user_ids, user_kin
                      data["shares"], len(user_ids))
     owners = np.repeat(np.arange(lengths.size), lengths)
     return dict(options, genre_rows=(rows, owners), history_mix=mix)
+
+
+# ------------------------------------------------------------ item groups (exposure)
+def check_item_groups(metrics, item_groups, exposure_group):
+    """``(ids kind, ids, in the group?)`` of ``item_groups``, or None; refused where unread.
+
+    ``item_groups`` is a Series (or dict) item id -> group label, every label
+    not null; ``exposure_group`` one of its labels, the group whose share of
+    exposure ``group_exposure`` reports.
+    """
+    readers = _readers(metrics, "groups")
+    if item_groups is None or exposure_group is None:
+        if readers:
+            missing = "item_groups=" if item_groups is None else "exposure_group="
+            raise ValueError(f"metric {show(readers[0])} reports the share of exposure "
+                             f"that one group of items gets: pass {missing} (item_groups: "
+                             "a Series item id -> group label; exposure_group: one of "
+                             "its labels)")
+        if item_groups is None and exposure_group is None:
+            return None
+    if not readers:
+        raise ValueError("item_groups= and exposure_group= are read by the metric "
+                         "group_exposure only, which is not asked for")
+    if isinstance(item_groups, Mapping):
+        item_groups = pd.Series(item_groups, dtype=object if not item_groups else None)
+    if not isinstance(item_groups, pd.Series):
+        raise TypeError("item_groups must be a pandas Series indexed by item id whose "
+                        "values are group labels, or a dict item id -> label; got "
+                        f"{type(item_groups).__name__}")
+    kind, ids = check_id_column("item_groups", item_groups.index.to_series(),
+                                where="the index of item_groups", needs="an item id")
+    if not pd.Index(ids).is_unique:
+        duplicated = pd.Index(ids)[pd.Index(ids).duplicated()][0]
+        raise ValueError(f"item_groups lists item {show(duplicated)} twice; give each "
+                         "item one group")
+    labels = item_groups.to_numpy(dtype=object)
+    missing_label = pd.isna(item_groups).to_numpy()
+    if missing_label.any():
+        row = int(np.argmax(missing_label))
+        raise ValueError(f"item_groups gives item {show(ids[row])} a missing label; every "
+                         "item needs a group")
+    if not pd.api.types.is_scalar(exposure_group) or pd.isna(exposure_group):
+        raise TypeError("exposure_group must be one label of item_groups; got "
+                        f"{show(exposure_group)}")
+    in_group = np.asarray(labels == exposure_group, dtype=bool)
+    if not in_group.any():
+        known = pd.unique(labels)[:10].tolist()
+        raise ValueError(f"exposure_group {show(exposure_group)} is not a label of "
+                         f"item_groups (its labels include {show(known)})")
+    return kind, ids, in_group
+
+
+def group_rows(options, rec_keys, decode, item_kind):
+    """``options`` with ``group_rows``: whether each row's item is in the group, in rank order."""
+    checked = options.get("item_groups")
+    if checked is None:
+        return options
+    kind, ids, in_group = checked
+    if len(ids) and len(rec_keys) and kind != item_kind:
+        raise TypeError("item ids: " + kinds_differ("recommendations", item_kind,
+                                                    "item_groups", kind))
+    items = np.asarray(decode(rec_keys))
+    where = pd.Index(ids).get_indexer(items)
+    if (where < 0).any():
+        item = items[int(np.argmax(where < 0))]
+        raise ValueError(f"item {show(item)} of the recommendations has no group in "
+                         "item_groups; every recommended item needs one (its share of "
+                         "exposure is undefined otherwise)")
+    return dict(options, group_rows=in_group[where])

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..ranking import registry
 from .intents import fold_intents
-from .items import genre_rows, popularity_rows
+from .items import genre_rows, group_rows, popularity_rows
 from .keys import item_keys, rank_lists
 from .reading import check_grades, read_tables
 from .result import raise_duplicates, result_table
@@ -64,6 +64,7 @@ def evaluate_frames(recommendations, truth, options, *, user_col, item_col,
                                    item_kind=item_kind, decode=decode_item,
                                    descending=rank_col is None)
     options = popularity_rows(options, rec_keys, decode_item, item_kind)
+    options = group_rows(options, rec_keys, decode_item, item_kind)
     options = genre_rows(options, rec_keys, decode_item, item_kind, lengths, user_ids,
                          user_kind)
     del values, order

@@ -36,9 +36,10 @@ class ChunkTables(NamedTuple):
     chunk's recommended rows before any cut, as ``(lengths, popularity)``
     (each user's number of rows, and each row's item popularity in rank
     order), when a metric reads ``item_popularity=`` (else ``None``; the
-    popularity is ``None`` when only ``item_genres=`` is read); ``first_row``:
-    the global index of the chunk's first recommended row (the rows of
-    ``options["genre_rows"]`` from there are the chunk's).
+    popularity is ``None`` when only ``item_genres=`` or ``item_groups=`` is
+    read); ``first_row``: the global index of the chunk's first recommended
+    row (the rows of ``options["genre_rows"]`` and ``options["group_rows"]``
+    from there are the chunk's).
     """
 
     binary: UserTable
@@ -99,7 +100,7 @@ def _score_chunk(rec_keys, lengths, truth_code, truth_keys, grades, n_users,
     rows = None
     if "popularity_rows" in options:  # item data of every row, before any cut
         rows = (lengths, options["popularity_rows"][row_offset:row_offset + rec_keys.size])
-    elif "genre_rows" in options:  # the kernel reads them from first_row
+    elif "genre_rows" in options or "group_rows" in options:  # read from first_row
         rows = (lengths, None)
     truncate = options["truncate"]
     if options["judged_only"] or truncate is not None:

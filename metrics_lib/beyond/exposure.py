@@ -367,7 +367,9 @@ def expected_exposure_batch(rankings, truth, *, patience=0.5, complete=False,
     users; each user's values equal :func:`expected_exposure` on their
     samples. Users of ``truth`` without rankings are left out. ``sample_col``
     may hold any ids; a user's number of samples is the number of distinct
-    ones.
+    ones. With one deterministic list per user, ``evaluate``'s
+    ``ee_loss@k``, ``ee_disparity@k`` and ``ee_relevance@k`` give the same
+    values next to the other metrics (``metrics_lib.ranking.exposure``).
 
     References
     ----------
@@ -459,7 +461,10 @@ def group_exposure_batch(recommendations, item_groups, *, truth=None, weights="l
     -----
     The same numbers as :func:`group_exposure` on the lists ordered by
     ``rank_col``, from ``numpy.bincount`` over group codes; a rank is a
-    position, so gaps in ``rank_col`` change the weights.
+    position, so gaps in ``rank_col`` change the weights. ``evaluate``'s
+    ``group_exposure@k`` gives one group's share per user instead
+    (``metrics_lib.ranking.exposure``); its mean is ``exposure_share`` only
+    when every list has the same length.
 
     References
     ----------

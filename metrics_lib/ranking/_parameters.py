@@ -13,7 +13,8 @@ whole name is put in lower case and stripped::
   spaces around ``=`` and ``,`` are read (``rbp_resid( p = .95 )``);
 * ``value`` is a decimal number (``0.8``, ``.8``, ``8e-1``, ``-2``), an
   integer for a parameter declared ``integer=True``; ``nan`` and ``inf`` are
-  never values;
+  never values; or, for a parameter declared with ``choices``, one of its
+  words (``group_exposure(weights=geometric)@10``; read in lower case);
 * ``@k``, the cut-off, follows the parentheses, for a metric that takes one.
 
 A parameter without a default must be written (``rbp`` alone is refused: the
@@ -27,7 +28,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .._validation import show
+from .._validation import did_you_mean, show
 
 # a number as users write it (lower case already): no nan, no inf, no spaces
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[+-]?[0-9]+)?")
@@ -44,10 +45,11 @@ class Parameter:
     ----------
     name : str
         The keyword users write, lower case (``"p"`` in ``rbp(p=0.8)``).
-    interval : str
+    interval : str or None
         The values allowed, as an interval: ``"(0, 1)"``, ``"[0, 1]"``,
         ``"[0, inf)"``, ``"(-inf, inf)"``; an infinite end is open. Messages
-        quote it as written here.
+        quote it as written here. ``None`` for a word parameter
+        (``choices``).
     meaning : str
         What the parameter is, for messages (``"persistence"``).
     default : float, int or None, default=None
@@ -60,12 +62,18 @@ class Parameter:
     note : str, default=""
         Added to the message of a name that leaves out a parameter without
         a default (why there is none).
+    choices : tuple of str, default=()
+        For a word parameter, the lower-case words allowed
+        (``("log", "geometric", "equal")``); its value is then the word as
+        written, and ``interval`` and ``integer`` do not apply.
 
     Raises
     ------
     ValueError
         If ``name`` is not a lower-case identifier, ``interval`` is not an
-        interval of that form or is empty, or ``default`` lies outside it.
+        interval of that form or is empty, or ``default`` lies outside it;
+        for a word parameter, if a word is not a lower-case identifier, an
+        interval is given too, or ``default`` is not one of the words.
 
     Examples
     --------
@@ -73,6 +81,10 @@ class Parameter:
     >>> Parameter("alpha", "[0, 1]", "redundancy intolerance", default=0.5).read(
     ...     "alpha_ndcg(alpha=.25)@10", "alpha_ndcg", ".25")
     0.25
+    >>> Parameter("weights", None, "position weights", default="log",
+    ...           choices=("log", "geometric", "equal")).read(
+    ...     "group_exposure(weights=equal)", "group_exposure", "equal")
+    'equal'
     """
 
     name: str
@@ -82,16 +94,32 @@ class Parameter:
     integer: bool = False
     example: float | int | None = None
     note: str = ""
+    choices: tuple = ()
 
     def __post_init__(self):
         if not re.fullmatch(r"[a-z_][a-z0-9_]*", self.name):
             raise ValueError(f"parameter name {show(self.name)} is not a lower-case "
                              "identifier")
+        if self.choices or self.interval is None:
+            self._check_choices()
+            return
         self.bounds()  # refuses a malformed interval at declaration
         if self.default is not None and not self._inside(self.default):
             raise ValueError(f"parameter {show(self.name)}: its default "
                              f"{show(self.default)} lies outside its interval "
                              f"{show(self.interval)}")
+
+    def _check_choices(self) -> None:
+        """Refuse a malformed word parameter at declaration."""
+        words = self.choices
+        if (not words or self.interval is not None or self.integer
+                or not all(isinstance(w, str) and re.fullmatch(r"[a-z_][a-z0-9_]*", w)
+                           for w in words) or len(set(words)) < len(words)):
+            raise ValueError(f"parameter {show(self.name)}: a word parameter takes "
+                             "choices, distinct lower-case words, and no interval")
+        if self.default is not None and self.default not in words:
+            raise ValueError(f"parameter {show(self.name)}: its default "
+                             f"{show(self.default)} is not one of {show(words)}")
 
     def bounds(self) -> tuple[float, float, bool, bool]:
         """``(low, high, low_open, high_open)`` of :attr:`interval`."""
@@ -110,6 +138,8 @@ class Parameter:
 
     def allowed(self) -> str:
         """The values allowed, in words and as the interval: for messages."""
+        if self.choices:
+            return "one of " + ", ".join(repr(word) for word in self.choices)
         low, high, low_open, high_open = self.bounds()
         what = "an integer" if self.integer else (
             "a finite number" if math.isinf(low) or math.isinf(high) else "a number")
@@ -131,6 +161,8 @@ class Parameter:
             return self.example
         if self.default is not None:
             return self.default
+        if self.choices:
+            return self.choices[0]
         low, high, _, _ = self.bounds()
         if math.isfinite(low) and math.isfinite(high):
             middle = (low + high) / 2
@@ -145,6 +177,12 @@ class Parameter:
         if not text:
             raise ValueError(f"{what} has no value; write {self.allowed()}, such as "
                              f"'{self.name}={self.suggestion()}'")
+        if self.choices:
+            if text in self.choices:
+                return text
+            hint = did_you_mean(text, self.choices)
+            raise ValueError(f"{what} must be {self.allowed()}; got {show(text)}"
+                             + (f" ({hint})" if hint else ""))
         pattern = _INTEGER if self.integer else _NUMBER
         value = None
         if pattern.fullmatch(text):
@@ -162,7 +200,9 @@ class Parameter:
         return above and below
 
     def written(self, value) -> str:
-        """``value`` as the canonical name writes it (``0.8``, ``1e-05``, ``3``)."""
+        """``value`` as the canonical name writes it (``0.8``, ``1e-05``, ``3``, ``log``)."""
+        if self.choices:
+            return str(value)
         return str(int(value)) if self.integer else repr(float(value))
 
 

@@ -15,10 +15,15 @@ long tail is every item outside the short head: the most popular items of
 default, the "80% of the ratings" split), an item as popular as the last
 head item joining the head, so that the split does not depend on the order
 of the ids; an item of popularity 0 is always in the tail. Write the share in
-the name: ``aplt(head_share=0.5)@10``.
+the name: ``aplt(head_share=0.5)@10``. The word parameter ``head`` chooses
+the rule that cuts the head, as :func:`metrics_lib.long_tail_share`'s
+``head=`` does: ``ratings`` (the default, described above) or ``items``, the
+``ceil(head_share * n)`` most popular of the ``n`` items of positive
+popularity (``aplt(head=items, head_share=0.2)@10``: the top 20% of items
+are the head), an item as popular as the last of them joining the head.
 
 These are :func:`metrics_lib.average_recommendation_popularity` and
-:func:`metrics_lib.long_tail_share` (``head="ratings"``) of each user's list,
+:func:`metrics_lib.long_tail_share` (with the same ``head``) of each user's list,
 with the popularity given instead of counted from the interactions (the
 same numbers when ``item_popularity`` is ``train.groupby("item").size()``
 and ``popularity="interactions"``, or ``train.groupby("item")["user"].nunique()``
@@ -36,7 +41,7 @@ import numpy as np
 
 from .._kernels import block_starts
 from .._validation import show
-from ..beyond.popularity import _head
+from ..beyond.popularity import HEAD_RULES, _head
 from .judgements import _refuse_bounds
 from .registry import Metric, Parameter, register
 
@@ -73,8 +78,8 @@ def _arp_batch(tables, k, options):
 def _aplt_batch(tables, k, options):
     owner, popularity, shown = _first_rows(tables, k, options, "aplt")
     values = options["item_popularity"][2]
-    head = _head(values, "ratings", options["parameters"]["head_share"]) if values.size \
-        else np.zeros(0, dtype=bool)
+    rule, share = options["parameters"]["head"], options["parameters"]["head_share"]
+    head = _head(values, rule, share) if values.size else np.zeros(0, dtype=bool)
     # the head is every item at least as popular as its least popular item
     least = values[head].min() if head.any() else np.inf
     tail = (popularity < least) | (popularity <= 0)
@@ -88,4 +93,7 @@ register(Metric(
     name="aplt", aliases=("aplt",), batch=_aplt_batch, can_be_empty=False,
     item_data="popularity",
     parameters=(Parameter("head_share", "(0, 1]", "share of the total popularity in the "
-                          "short head", default=0.8),)))
+                          "short head", default=0.8),
+                # head_share first: parse_metric's k stays the share as before
+                Parameter("head", None, "short-head rule", default="ratings",
+                          choices=HEAD_RULES))))

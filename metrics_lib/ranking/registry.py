@@ -125,13 +125,20 @@ class Metric:
         ``RELVALUE_UNJUDGED``). ``evaluate`` refuses negative grades unless
         every metric asked for declares this; the metric's docstring says
         what such a grade does to it.
-    item_data : {None, "popularity", "genres"}
+    item_data : {None, "popularity", "genres", "groups"}
         Data about items that the metric reads besides the judgements:
         ``"popularity"``, ``evaluate``'s ``item_popularity=`` (the kernel
         finds each recommended row's in ``tables.rows``;
         ``metrics_lib/batch/items.py``); ``"genres"``, ``item_genres=`` and
         ``history=`` (the kernel finds each row's genre shares and each
-        user's history mix in ``options``; the same module).
+        user's history mix in ``options``; the same module); ``"groups"``,
+        ``item_groups=`` and ``exposure_group=`` (the kernel finds whether
+        each row's item is in the group in ``options["group_rows"]``).
+    reads_grades : bool
+        Whether a ``"binary"`` metric's kernel reads the grades themselves,
+        not only which are at or above ``relevance_level`` (expected
+        exposure's targets): the command line then hands it the grades, as
+        to the ``"graded"`` metrics, instead of 0/1.
     """
 
     name: str
@@ -151,6 +158,7 @@ class Metric:
     level_max: float = 1.0
     parameters: tuple = ()
     item_data: str | None = None
+    reads_grades: bool = False
 
     @property
     def display_name(self) -> str:
