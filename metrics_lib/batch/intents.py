@@ -59,11 +59,9 @@ def fold_intents(intent_series, users, items, grades, level):
     if folded is None:  # a large table of flags, or a repeated judgement to name
         folded = _fold_by_sort(user_code, item_code, intent_code, relevant, n_items,
                                n_intents, (users, items, intents, intent_series.name))
-    first, ptr, codes, pair_first = folded
-    per_user = _intents_per_user(user_code[pair_first], codes, n_users, n_intents)
+    first, ptr, codes, count = folded
     keys = np.arange(1, ptr.size, dtype=np.float64)
-    return (users[first], items[first], keys, ptr, codes,
-            per_user[user_code[first]].astype(np.float64))
+    return users[first], items[first], keys, ptr, codes, count
 
 
 def _fold_by_sort(user_code, item_code, intent_code, relevant, n_items, n_intents, shown):
@@ -90,7 +88,10 @@ def _fold_by_sort(user_code, item_code, intent_code, relevant, n_items, n_intent
     ptr = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(np.bincount(group[relevant], minlength=n_groups), out=ptr[1:])
     first = order[~same_pair]
-    return first, ptr, s_intent[relevant], first[group[relevant]]
+    codes = s_intent[relevant]
+    per_user = _intents_per_user(s_user[relevant], codes, int(s_user.max(initial=0)) + 1,
+                                 n_intents)
+    return first, ptr, codes, per_user[user_code[first]].astype(np.float64)
 
 
 # the fold counts through a table of (pair, intent) flags while it holds at most
@@ -99,40 +100,39 @@ _TABLE_FACTOR, _TABLE_SLACK = 4, 4096
 
 
 def _fold_by_table(user_code, item_code, intent_code, relevant, n_items, n_intents):
-    """The truth's (user, item) pairs in order and the relevant intents of each.
+    """The truth's (user, item) pairs in order, their relevant intents and S.
 
-    Returns ``(first, ptr, codes, pair_first)``: ``first`` is a row of each
-    pair, pairs in (user, item) order; the relevant intent codes of pair
-    ``g`` are ``codes[ptr[g]:ptr[g + 1]]``, increasing, and ``pair_first``
-    is the pair's row for each of them. Only the pairs are put in order
-    (usually without sorting rows: a pair's rows tend to come together, and
-    qrels come in order); the intents of each pair are ordered, and repeated
-    judgements found, with a table of one cell per (pair, intent). Returns
-    None when that table would be large or a judgement is repeated.
+    Returns ``(first, ptr, codes, count)``: ``first`` is a row of each pair,
+    pairs in (user, item) order; the relevant intent codes of pair ``g`` are
+    ``codes[ptr[g]:ptr[g + 1]]``, increasing, and ``count[g]`` is ``S`` of
+    its user. Only the pairs are put in order (usually without sorting rows:
+    a pair's rows tend to come together, and qrels in order); the intents
+    of each pair are ordered, and repeated judgements found, with a table of
+    one cell per (pair, intent). Returns None when that table would be large
+    or a judgement is repeated.
     """
     n_rows = user_code.size
     n_users = int(user_code.max(initial=0)) + 1
     if not n_rows or n_users * max(n_items, 1) >= 2**62:
         return None
     pair = user_code * n_items + item_code
-    limit = _TABLE_FACTOR * n_rows + _TABLE_SLACK
     starts, order = _pair_runs(pair)
     if starts is None:  # a pair's rows apart: sort the rows by pair
         rows = np.argsort(pair, kind="stable")
         starts, _ = _pair_runs(pair[rows])
         intent_code, relevant = intent_code[rows], relevant[rows]
-        first = rows[starts]
-        cell = np.cumsum(_first_in_run(pair[rows])) - 1
+        first, rank = rows[starts], None
+    elif order is None:
+        first, rank = starts, None
     else:
-        first = starts if order is None else starts[order]
-        cell = np.cumsum(_first_in_run(pair)) - 1  # the run of each row
-        if order is not None:
-            rank = np.empty(order.size, dtype=np.int64)
-            rank[order] = np.arange(order.size)
-            cell = rank[cell]
+        first, rank = starts[order], np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
     n_pairs = starts.size
-    if n_pairs * n_intents > limit:
+    if n_pairs * n_intents > _TABLE_FACTOR * n_rows + _TABLE_SLACK:
         return None
+    # the table's cell of each row: its pair (the rank of its run), its intent
+    cell = np.repeat(np.arange(n_pairs) if rank is None else rank,
+                     np.diff(np.r_[starts, n_rows]))
     cell *= n_intents
     cell += intent_code
     # 0: not judged, 1: judged not relevant, 2: relevant
@@ -140,10 +140,17 @@ def _fold_by_table(user_code, item_code, intent_code, relevant, n_items, n_inten
     mark[cell] = relevant.astype(np.uint8) + 1
     if np.count_nonzero(mark) != n_rows:
         return None  # a repeated judgement: the sort names it
-    pair_of, codes = np.divmod(np.flatnonzero(mark == 2), n_intents)
+    mark = mark == 2
+    pair_of, codes = np.divmod(np.flatnonzero(mark), n_intents)
     ptr = np.zeros(n_pairs + 1, dtype=np.int64)
     np.cumsum(np.bincount(pair_of, minlength=n_pairs), out=ptr[1:])
-    return first, ptr, codes, first[pair_of]
+    # S: the intents relevant for some pair of the user (pairs in user order)
+    pair_user = user_code[first]
+    user_start = np.flatnonzero(_first_in_run(pair_user))
+    per_user = np.logical_or.reduceat(mark.reshape(n_pairs, max(n_intents, 1)),
+                                      user_start, axis=0).sum(axis=1)
+    return first, ptr, codes, np.repeat(per_user.astype(np.float64),
+                                        np.diff(np.r_[user_start, n_pairs]))
 
 
 def _pair_runs(pair):
