@@ -55,21 +55,24 @@ def fold_intents(intent_series, users, items, grades, level):
     item_code, n_items = _codes(items, sort=True)  # key order = item order
     intent_code, n_intents = _codes(intents, dense=True)
     relevant = np.asarray(grades) >= level
-    folded = _fold_by_table(user_code, item_code, intent_code, relevant, n_items, n_intents)
+    sizes = n_users, n_items, n_intents
+    folded = _fold_by_table(user_code, item_code, intent_code, relevant, sizes)
     if folded is None:  # a large table of flags, or a repeated judgement to name
-        folded = _fold_by_sort(user_code, item_code, intent_code, relevant, n_items,
-                               n_intents, (users, items, intents, intent_series.name))
+        folded = _fold_by_sort(user_code, item_code, intent_code, relevant, sizes,
+                               (users, items, intents, intent_series.name))
     first, ptr, codes, count = folded
     keys = np.arange(1, ptr.size, dtype=np.float64)
     return users[first], items[first], keys, ptr, codes, count
 
 
-def _fold_by_sort(user_code, item_code, intent_code, relevant, n_items, n_intents, shown):
+def _fold_by_sort(user_code, item_code, intent_code, relevant, sizes, shown):
     """:func:`_fold_by_table`'s result by sorting every row by (user, item, intent).
 
-    ``shown``: the users, items and intents as given and the intent column's
-    name, for the message that names a repeated judgement.
+    ``sizes``: the numbers of user, item and intent codes; ``shown``: the
+    users, items and intents as given and the intent column's name, for the
+    message that names a repeated judgement.
     """
+    n_users, n_items, n_intents = sizes
     order = _sorted_rows(user_code, item_code, intent_code, n_items, n_intents)
     # each column in (user, item, intent) order, taken once
     s_user, s_item, s_intent = user_code[order], item_code[order], intent_code[order]
@@ -89,8 +92,7 @@ def _fold_by_sort(user_code, item_code, intent_code, relevant, n_items, n_intent
     np.cumsum(np.bincount(group[relevant], minlength=n_groups), out=ptr[1:])
     first = order[~same_pair]
     codes = s_intent[relevant]
-    per_user = _intents_per_user(s_user[relevant], codes, int(s_user.max(initial=0)) + 1,
-                                 n_intents)
+    per_user = _intents_per_user(s_user[relevant], codes, n_users, n_intents)
     return first, ptr, codes, per_user[user_code[first]].astype(np.float64)
 
 
@@ -99,7 +101,7 @@ def _fold_by_sort(user_code, item_code, intent_code, relevant, n_items, n_intent
 _TABLE_FACTOR, _TABLE_SLACK = 4, 4096
 
 
-def _fold_by_table(user_code, item_code, intent_code, relevant, n_items, n_intents):
+def _fold_by_table(user_code, item_code, intent_code, relevant, sizes):
     """The truth's (user, item) pairs in order, their relevant intents and S.
 
     Returns ``(first, ptr, codes, count)``: ``first`` is a row of each pair,
@@ -111,8 +113,8 @@ def _fold_by_table(user_code, item_code, intent_code, relevant, n_items, n_inten
     one cell per (pair, intent). Returns None when that table would be large
     or a judgement is repeated.
     """
+    n_users, n_items, n_intents = sizes
     n_rows = user_code.size
-    n_users = int(user_code.max(initial=0)) + 1
     if not n_rows or n_users * max(n_items, 1) >= 2**62:
         return None
     pair = user_code * n_items + item_code
@@ -158,8 +160,8 @@ def _pair_runs(pair):
 
     Returns ``(starts, order)``, ``order`` None when the runs are in order
     already, or ``(None, None)`` when a pair has rows in two runs or the
-    runs are too many (two rows or fewer each) to be worth sorting apart
-    from the rows.
+    runs are too many (fewer than two rows each on average) to be worth
+    sorting apart from the rows.
     """
     starts = np.flatnonzero(_first_in_run(pair))
     values = pair[starts]
