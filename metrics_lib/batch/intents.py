@@ -54,28 +54,126 @@ def fold_intents(intent_series, users, items, grades, level):
     user_code, n_users = _codes(users, dense=True)
     item_code, n_items = _codes(items, sort=True)  # key order = item order
     intent_code, n_intents = _codes(intents, dense=True)
+    relevant = np.asarray(grades) >= level
+    sizes = n_users, n_items, n_intents
+    folded = _fold_by_table(user_code, item_code, intent_code, relevant, sizes)
+    if folded is None:  # a large table of flags, or a repeated judgement to name
+        folded = _fold_by_sort(user_code, item_code, intent_code, relevant, sizes,
+                               (users, items, intents, intent_series.name))
+    first, ptr, codes, count = folded
+    keys = np.arange(1, ptr.size, dtype=np.float64)
+    return users[first], items[first], keys, ptr, codes, count
+
+
+def _fold_by_sort(user_code, item_code, intent_code, relevant, sizes, shown):
+    """:func:`_fold_by_table`'s result by sorting every row by (user, item, intent).
+
+    ``sizes``: the numbers of user, item and intent codes; ``shown``: the
+    users, items and intents as given and the intent column's name, for the
+    message that names a repeated judgement.
+    """
+    n_users, n_items, n_intents = sizes
     order = _sorted_rows(user_code, item_code, intent_code, n_items, n_intents)
     # each column in (user, item, intent) order, taken once
     s_user, s_item, s_intent = user_code[order], item_code[order], intent_code[order]
     same_pair = ~(_first_in_run(s_user) | _first_in_run(s_item))
     repeated = same_pair & ~_first_in_run(s_intent)
     if repeated.any():
+        users, items, intents, column = shown
         row = int(order[np.flatnonzero(repeated)[0]])
         raise ValueError(
             f"truth judges item {show(items[row])} of user {show(users[row])} for "
             f"intent {show(intents[row])} more than once (rows with equal user, item "
-            f"and {intent_series.name!s}); keep one judgement each")
+            f"and {column!s}); keep one judgement each")
     group = np.cumsum(~same_pair) - 1
-    relevant = np.asarray(grades)[order] >= level
+    relevant = relevant[order]
     n_groups = int(group[-1]) + 1 if group.size else 0
     ptr = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(np.bincount(group[relevant], minlength=n_groups), out=ptr[1:])
     first = order[~same_pair]
     codes = s_intent[relevant]
     per_user = _intents_per_user(s_user[relevant], codes, n_users, n_intents)
-    keys = np.arange(1, n_groups + 1, dtype=np.float64)
-    return (users[first], items[first], keys, ptr, codes,
-            per_user[user_code[first]].astype(np.float64))
+    return first, ptr, codes, per_user[user_code[first]].astype(np.float64)
+
+
+# the fold counts through a table of (pair, intent) flags while it holds at most
+# _TABLE_FACTOR cells per truth row (+ _TABLE_SLACK); else it sorts every row
+_TABLE_FACTOR, _TABLE_SLACK = 4, 4096
+
+
+def _fold_by_table(user_code, item_code, intent_code, relevant, sizes):
+    """The truth's (user, item) pairs in order, their relevant intents and S.
+
+    Returns ``(first, ptr, codes, count)``: ``first`` is a row of each pair,
+    pairs in (user, item) order; the relevant intent codes of pair ``g`` are
+    ``codes[ptr[g]:ptr[g + 1]]``, increasing, and ``count[g]`` is ``S`` of
+    its user. Only the pairs are put in order (usually without sorting rows:
+    a pair's rows tend to come together, and qrels in order); the intents
+    of each pair are ordered, and repeated judgements found, with a table of
+    one cell per (pair, intent). Returns None when that table would be large
+    or a judgement is repeated.
+    """
+    n_users, n_items, n_intents = sizes
+    n_rows = user_code.size
+    if not n_rows or n_users * max(n_items, 1) >= 2**62:
+        return None
+    pair = user_code * n_items + item_code
+    starts, order = _pair_runs(pair)
+    if starts is None:  # a pair's rows apart: sort the rows by pair
+        rows = np.argsort(pair, kind="stable")
+        starts, _ = _pair_runs(pair[rows])
+        intent_code, relevant = intent_code[rows], relevant[rows]
+        first, rank = rows[starts], None
+    elif order is None:
+        first, rank = starts, None
+    else:
+        first, rank = starts[order], np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+    n_pairs = starts.size
+    if n_pairs * n_intents > _TABLE_FACTOR * n_rows + _TABLE_SLACK:
+        return None
+    # the table's cell of each row: its pair (the rank of its run), its intent
+    cell = np.repeat(np.arange(n_pairs) if rank is None else rank,
+                     np.diff(np.r_[starts, n_rows]))
+    cell *= n_intents
+    cell += intent_code
+    # 0: not judged, 1: judged not relevant, 2: relevant
+    mark = np.zeros(n_pairs * n_intents, dtype=np.uint8)
+    mark[cell] = relevant.astype(np.uint8) + 1
+    if np.count_nonzero(mark) != n_rows:
+        return None  # a repeated judgement: the sort names it
+    mark = mark == 2
+    pair_of, codes = np.divmod(np.flatnonzero(mark), n_intents)
+    ptr = np.zeros(n_pairs + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair_of, minlength=n_pairs), out=ptr[1:])
+    # S: the intents relevant for some pair of the user (pairs in user order)
+    pair_user = user_code[first]
+    user_start = np.flatnonzero(_first_in_run(pair_user))
+    per_user = np.logical_or.reduceat(mark.reshape(n_pairs, max(n_intents, 1)),
+                                      user_start, axis=0).sum(axis=1)
+    return first, ptr, codes, np.repeat(per_user.astype(np.float64),
+                                        np.diff(np.r_[user_start, n_pairs]))
+
+
+def _pair_runs(pair):
+    """First row of each run of equal pairs, and the runs' order by pair.
+
+    Returns ``(starts, order)``, ``order`` None when the runs are in order
+    already, or ``(None, None)`` when a pair has rows in two runs or the
+    runs are too many (fewer than two rows each on average) to be worth
+    sorting apart from the rows.
+    """
+    starts = np.flatnonzero(_first_in_run(pair))
+    values = pair[starts]
+    if values.size < 2 or np.all(values[1:] > values[:-1]):
+        return starts, None
+    if 2 * starts.size > pair.size:
+        return None, None
+    order = np.argsort(values, kind="stable")
+    values = values[order]
+    if not np.all(values[1:] > values[:-1]):
+        return None, None
+    return starts, order
 
 
 def _intents_per_user(user_code, intent_code, n_users, n_intents):

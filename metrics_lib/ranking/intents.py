@@ -409,14 +409,28 @@ def _intents_of(keys, options):
     return row, codes[ptr[group][row] + within]
 
 
-def _run_rank(keys):
-    """How many equal keys come before each one (keys in any order, stable)."""
-    order = np.argsort(keys, kind="stable")
+def _run_rank(keys, order=None):
+    """How many equal keys come before each one (keys in any order, stable).
+
+    ``order``: a stable order that brings equal keys together (default: by key).
+    """
+    if order is None:
+        order = np.argsort(keys, kind="stable")
     first = _first_in_run(keys[order])
     starts = np.flatnonzero(first)
     rank = np.empty(keys.size, dtype=np.int64)
     rank[order] = np.arange(keys.size) - starts[np.cumsum(first) - 1]
     return rank
+
+
+def _seen_before(user, intent, n_codes):
+    """How many earlier (user, intent) pairs are equal to each one: ``c_i(r)``."""
+    key = user.astype(np.int64) * n_codes + intent
+    if n_codes <= 2**16 and bool(np.all(user[1:] >= user[:-1])):
+        # users in order: a stable sort by intent alone (a radix sort on 16
+        # bits) brings equal pairs together, in their order
+        return _run_rank(key, np.argsort(intent.astype(np.uint16), kind="stable"))
+    return _run_rank(key)
 
 
 def _n_codes(options):
@@ -437,7 +451,7 @@ def _intent_hits(tables, k, options):
     if pairs is None:
         row, intent = _intents_of(table.hit_grade, options)
         user, pos = table.hit_user[row], table.hit_pos[row]
-        seen = _run_rank(user.astype(np.int64) * _n_codes(options) + intent)
+        seen = _seen_before(user, intent, _n_codes(options))
         pairs = (user, pos.astype(np.float64), seen, _n_intents_per_user(table, options))
         table._intent_pairs = pairs  # the table lives for one chunk of one call
     user, pos, seen, n_intents = pairs
