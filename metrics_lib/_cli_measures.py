@@ -486,6 +486,26 @@ def _columns(measures) -> list[tuple[str, str, float | None]]:
             out += [(f"{name}_{k}", _CUT_LIBRARY[name].format(k), None) for k in params]
         else:
             out.append((name, _TABLE[name], None))
+    return _one_spelling(out)
+
+
+def _one_spelling(columns):
+    """``columns`` with one library name per metric; the printed names stay.
+
+    evaluate refuses two spellings of one metric, which two ``-m`` can give
+    (``set_F.1`` is ``set_f(beta=1.0)``, ``-m set_f`` is ``set_f``): each
+    column of a metric reads the first spelling's values. Gain measures
+    (``_GainMetric``) keep their own, computed with their gains.
+    """
+    first, out = {}, []
+    for printed, metric, level in columns:
+        if type(metric) is str:
+            try:
+                canonical = registry.parse_metric_name(metric).canonical
+            except ValueError:  # not evaluate's (num_ret is counted here)
+                canonical = metric
+            metric = first.setdefault(canonical, metric)
+        out.append((printed, metric, level))
     return out
 
 

@@ -131,3 +131,126 @@ def test_set_fs_beta_is_not_a_list_length():
                               {"relevance_level": 2})
     assert list(e.users["user"]) == [1]  # one item, three was its "k"
     assert not any("than k" in text for text in e.users["reasons"]), list(e.users["reasons"])
+
+
+# -- 2. two spellings of one metric in one evaluate call --------------------------
+
+TWO_SPELLINGS = [
+    (["ndcg@10", "NDCG_cut_10"], "ndcg@10"), (["rbp(p=0.8)", "rbp( p=.8 )"], "rbp(p=0.8)"),
+    (["map", "ap"], "map"), (["P_5", "precision@5"], "precision@5"),
+    (["mrr", "recip_rank"], "mrr"), (["ndcg_cut.10", "ndcg@10"], "ndcg@10"),
+    (["ndcg_cut", "ndcg@10"], "ndcg@10"),  # trec_eval's defaults include ndcg_cut.10
+    (["set_f", "set_f(beta=1)"], "set_f"), (["set_F.0.5", "set_f(beta=.5)"], "set_f(beta=0.5)"),
+    (["rbp.p=0.8", "RBP(p=0.80)"], "rbp(p=0.8)"), (["Rprec", "r-precision"], "rprec"),
+    (["iprec_at_recall_0.50", "iprec_at_recall@0.5"], "iprec_at_recall@0.5"),
+    (["utility", "utility(a=1,b=-1)"], "utility"), (["G", "trec_g"], "trec_g"),
+    (["hit@3", "success_3"], "hit@3"), (["infAP", "infap"], "infap"),
+]
+
+
+@pytest.mark.parametrize("names, canonical", TWO_SPELLINGS,
+                         ids=[" ".join(n) for n, _ in TWO_SPELLINGS])
+def test_two_spellings_of_one_metric_are_refused(names, canonical):
+    recs, truth = _tables(1)
+    for order in (names, names[::-1]):
+        with pytest.raises(ValueError) as error:
+            ml.evaluate(recs, truth, ["err@3", *order], missing="zero")
+        message = str(error.value)
+        assert f"'{canonical}'" in message and "one metric" in message, message
+        for name in order:  # both spellings, as written (or the column they give)
+            column = ml.ranking.registry.expand_metric(name)
+            assert any(f"'{c}'" in message for c, _, _ in column), (name, message)
+
+
+def test_different_metrics_with_one_base_are_kept():
+    recs, truth = _tables(2)
+    names = ["recall", "recall@1000", "set_f", "set_f(beta=0.5)", "rbp(p=0.8)",
+             "rbp(p=0.9)", "ndcg_cut.5,10", "ndcg@3", "map", "map@10"]
+    got = ml.evaluate(recs, truth, names, missing="zero")
+    assert list(got.columns) == ["recall", "recall@1000", "set_f", "set_f(beta=0.5)",
+                                 "rbp(p=0.8)", "rbp(p=0.9)", "ndcg_cut.5", "ndcg_cut.10",
+                                 "ndcg@3", "map", "map@10"]
+    with pytest.raises(ValueError, match="listed twice"):
+        ml.evaluate(recs, truth, ["map", "map"])
+
+
+def test_trec_evals_set_f_spelling_is_its_weight():
+    """evaluate refused set_F.0.5 saying trec_eval's set_F takes no parameter:
+    it takes the weight (m_set_F.c, default 1.0)."""
+    recs, truth = _tables(3)
+    got = ml.evaluate(recs, truth, ["set_F.0.5"], missing="zero")
+    want = ml.evaluate(recs, truth, ["set_f(beta=0.5)"], missing="zero")
+    assert list(got.columns) == ["set_F.0.5"]
+    assert got["set_F.0.5"].equals(want["set_f(beta=0.5)"].rename("set_F.0.5"))
+    with pytest.raises(ValueError, match="beta"):
+        ml.evaluate(recs, truth, ["set_F.-1"])
+
+
+# -- the command line with a repeated -m: trec_eval 10.0's output, byte for byte --
+
+def _trec_files(seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    qrels = [(f"q{u}", f"d{d}", int(rng.integers(0, 4))) for u in range(int(rng.integers(1, 8)))
+             for d in rng.choice(15, int(rng.integers(1, 7)), replace=False)]
+    users = sorted({q for q, _, _ in qrels})
+    run = [(q, f"d{d}", float(rng.integers(0, 4)) / 2) for q in users
+           for d in rng.choice(15, int(rng.integers(1, 9)), replace=False)]
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, d, s in run))
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+# measures named twice, with and without parameters: trec_eval keeps the
+# parameters of the first -m that gives some (meas_init.c)
+REPEATS = ["ndcg_cut.10", "ndcg_cut.5", "ndcg_cut", "map", "P.5", "P.10,5", "P",
+           "set_F.0.5", "set_F.2", "set_F", "rbp_resid.p=0.5", "rbp_resid.p=0.8", "G",
+           "G.1=3,2=7", "success.1", "recall.5", "11pt_avg", "11pt_avg.0.2,0.5",
+           "utility.2,-1,0,0", "utility", "official", "map_cut.5,10", "map_cut.10"]
+
+
+def test_a_repeated_measure_prints_what_trec_eval_prints(tmp_path):
+    from test_trec_cli import TREC_EVAL, trec_eval
+    from test_trec_cli_grammar import run_ours
+
+    if not TREC_EVAL.is_file():
+        pytest.skip("the trec_eval 10.0 binary is not built")
+    rng = np.random.default_rng(16)
+    compared = lines = 0
+    for seed in range(40):
+        files = _trec_files(seed, tmp_path)
+        picks = list(rng.choice(REPEATS, size=int(rng.integers(2, 5))))
+        picks.append(picks[int(rng.integers(0, len(picks)))])  # one named twice
+        args = ["-q", "-c"] + [a for m in picks for a in ("-m", m)] + list(files)
+        theirs = trec_eval(*args)
+        code, out, err = run_ours(args)
+        assert (code, out) == (theirs.returncode, theirs.stdout), (picks, err)
+        compared += 1
+        lines += out.count(b"\n")
+    assert compared == 40 and lines > 500
+
+
+def test_two_spellings_on_the_command_line_are_one_computation(tmp_path):
+    """trec_eval's set_F.1 and evaluate's set_f: the command line prints both
+    lines (as it prints every -m in evaluate's grammar) with one value."""
+    from test_trec_cli import TREC_EVAL, trec_eval
+    from test_trec_cli_grammar import run_ours
+
+    files = _trec_files(7, tmp_path)
+    for first, second, trec in [
+            ("set_F.1", "set_f", "set_F.1"), ("set_f", "set_F", "set_F"),
+            ("set_F.0.5", "set_f(beta=0.5)", "set_F.0.5"),
+            ("rbp_resid.p=0.8", "rbp_resid(p=.8)", "rbp_resid.p=0.8"),
+            ("ndcg_cut.10", "ndcg@10", "ndcg_cut.10"), ("map", "ap", "map")]:
+        code, out, err = run_ours(["-q", "-m", first, "-m", second, *files])
+        assert code == 0, (first, second, err)
+        rows = [line.split(b"\t") for line in out.splitlines()]
+        names = list(dict.fromkeys(name.strip() for name, _, _ in rows))
+        assert len(names) == 2, names
+        one = {q: v for n, q, v in rows if n.strip() == names[0]}
+        two = {q: v for n, q, v in rows if n.strip() == names[1]}
+        assert one == two and len(one) > 1, (first, second)
+        if TREC_EVAL.is_file():  # the trec_eval line is the binary's
+            theirs = trec_eval("-q", "-m", trec, *files)
+            assert theirs.returncode == 0
+            assert {line.split(b"\t")[1]: line.split(b"\t")[2]
+                    for line in theirs.stdout.splitlines()} == one == two
