@@ -254,3 +254,46 @@ def test_two_spellings_on_the_command_line_are_one_computation(tmp_path):
             assert theirs.returncode == 0
             assert {line.split(b"\t")[1]: line.split(b"\t")[2]
                     for line in theirs.stdout.splitlines()} == one == two
+
+
+# -- trec_eval's gain order (gain_init.c): the command line prints its number or refuses --
+
+GAIN_MEASURES = ["G", "ndcg_rel", "Rndcg", "ideal_dcg", "dcg", "ndcg"]
+
+
+def test_gain_pairs_print_trec_evals_number_or_are_refused(tmp_path):
+    """-m G.1=0.5,0=0 with no grade-0 judgement: trec_eval's ideal walk starts at
+    the last sorted gain, 0, and ends at once (G 0.0000); the command line
+    printed the exact ideal's value (0.3782)."""
+    from test_trec_cli import TREC_EVAL, trec_eval
+    from test_trec_cli_grammar import run_ours
+
+    if not TREC_EVAL.is_file():
+        pytest.skip("the trec_eval 10.0 binary is not built")
+    rng = np.random.default_rng(29)
+    printed = refused = 0
+    for case in range(90):
+        levels = rng.choice(4, size=int(rng.integers(1, 4)), replace=False)
+        gains = rng.choice([0.0, 0.2, 0.5, 0.9, 1.0, 1.5, 3.0], size=len(levels))
+        pairs = [f"{int(level)}={gain:g}" for level, gain in zip(levels, gains)]
+        if case % 2 and 0 not in levels:
+            pairs.append("0=0")  # a zero gain written last: sorted last among close gains
+        spec = ",".join(pairs)
+        measure = GAIN_MEASURES[case % len(GAIN_MEASURES)]
+        low = int(case % 3 == 0)  # a third of the cases judge no grade 0
+        grades = rng.choice(np.arange(low, 4), size=int(rng.integers(1, 4 - low)), replace=False)
+        (tmp_path / "qrels").write_text("".join(f"q1 0 d{i} {int(g)}\n"
+                                                for i, g in enumerate(grades)))
+        listed = rng.permutation(len(grades) + 2)[:int(rng.integers(1, len(grades) + 3))]
+        (tmp_path / "run").write_text("".join(f"q1 Q0 d{d} 0 {10 - r} t\n"
+                                              for r, d in enumerate(listed)))
+        args = ["-q", "-m", f"{measure}.{spec}", str(tmp_path / "qrels"), str(tmp_path / "run")]
+        code, out, err = run_ours(args)
+        if code == 1:
+            assert b"" == out and "comp_rel_gain" in err, (args, err)
+            refused += 1
+            continue
+        theirs = trec_eval(*args)
+        assert (code, out) == (theirs.returncode, theirs.stdout), (spec, grades, listed, err)
+        printed += 1
+    assert printed >= 20 and refused >= 5, (printed, refused)
