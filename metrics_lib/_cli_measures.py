@@ -223,18 +223,24 @@ def _walk_orders_agree(pairs: dict, present) -> bool:
     gain_init.c ``setup_gains``: the pairs in command line order, then the
     levels up to the largest present one that no pair names (gain = level),
     sorted by :func:`_msort` and walked from the end; levels with no
-    judgement are skipped, and the walk stops at the first gain <= 0.
+    judgement are skipped, and the walk stops at the first gain <= 0. The
+    last entry is read before any is skipped (m_ndcg.c's first
+    ``ideal_gain``): a gain <= 0 there ends the walk before it starts, even
+    for a level without judgements (``-m G.1=0.5,0=0`` with no grade 0).
     """
     entries = list(pairs.items()) + [(level, float(level)) for level in
                                      range(int(max(present)) + 1) if level not in pairs]
+    ordered = _msort(entries)
+    exact = sorted((gain for level, gain in entries if level in present and gain > 0),
+                   reverse=True)
+    if ordered and ordered[-1][1] <= 0:
+        return not exact
     walk = []
-    for level, gain in reversed(_msort(entries)):
+    for level, gain in reversed(ordered):
         if level in present:
             if gain <= 0:
                 break
             walk.append(gain)
-    exact = sorted((gain for level, gain in entries if level in present and gain > 0),
-                   reverse=True)
     return walk == exact
 
 
@@ -257,8 +263,9 @@ def _check_gain_order(metric: _GainMetric, t_users, t_grades) -> dict:
         if not seen[present]:
             raise _Refused(f"trec_eval: -m {metric.measure}: with these gains trec_eval "
                            "10.0 orders its ideal list by (int) (gain1 - gain2) "
-                           "(gain_init.c, comp_rel_gain) and puts a smaller gain first "
-                           f"for the relevance levels {sorted(present)}; this drop-in "
+                           "(gain_init.c, comp_rel_gain) and puts a smaller gain (or a "
+                           "gain of 0, which ends the list) first for the relevance "
+                           f"levels {sorted(present)}; this drop-in "
                            "sorts gains exactly, so it refuses rather than differ", 1)
     return {grade: metric.pairs.get(grade, float(grade))
             for grade in np.unique(t_grades).tolist()}
@@ -486,6 +493,26 @@ def _columns(measures) -> list[tuple[str, str, float | None]]:
             out += [(f"{name}_{k}", _CUT_LIBRARY[name].format(k), None) for k in params]
         else:
             out.append((name, _TABLE[name], None))
+    return _one_spelling(out)
+
+
+def _one_spelling(columns):
+    """``columns`` with one library name per metric; the printed names stay.
+
+    evaluate refuses two spellings of one metric, which two ``-m`` can give
+    (``set_F.1`` is ``set_f(beta=1.0)``, ``-m set_f`` is ``set_f``): each
+    column of a metric reads the first spelling's values. Gain measures
+    (``_GainMetric``) keep their own, computed with their gains.
+    """
+    first, out = {}, []
+    for printed, metric, level in columns:
+        if type(metric) is str:
+            try:
+                canonical = registry.parse_metric_name(metric).canonical
+            except ValueError:  # not evaluate's (num_ret is counted here)
+                canonical = metric
+            metric = first.setdefault(canonical, metric)
+        out.append((printed, metric, level))
     return out
 
 

@@ -392,7 +392,9 @@ def evaluate(recommendations, truth, metrics, *, user_col="user", item_col="item
         grades, negative grades, a (user, item) pair listed twice in either
         table (the message names the user and the item), unknown metric names
         (and ``hits@k``, whose meaning differs between libraries: see
-        :func:`parse_metric`), a ``dcg`` with exponential gain beyond the
+        :func:`parse_metric`), a metric listed twice or in two spellings
+        (``"ndcg@10"`` and ``"ndcg_cut_10"``: the message names both and the
+        canonical name), a ``dcg`` with exponential gain beyond the
         float64 range, or a user with nothing relevant under
         ``empty="raise"``, or a user of ``truth`` without recommendations
         under ``missing="raise"``; a convention keyword with an unknown value,

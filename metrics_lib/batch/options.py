@@ -49,12 +49,18 @@ def _parse_metrics(metrics) -> tuple[list[tuple[str, str, int | None]], dict]:
                         f"{type(metrics).__name__}") from None
     if not names:
         raise ValueError("metrics is empty: name at least one metric")
-    parsed, parameters = [], {}
+    parsed, parameters, spelt = [], {}, {}
     for written in names:
         # trec_eval's map_cut.5,10 is two columns (registry.expand_metric)
         for name, metric in registry.expand_metric_names(written):
             if name in parameters:
                 raise ValueError(f"metric {show(name)} is listed twice")
+            shown = show(name) if name == written else f"{show(name)} (from {show(written)})"
+            if metric.canonical in spelt:
+                # two spellings of one metric would be two columns of the same numbers
+                raise ValueError(f"metrics {spelt[metric.canonical]} and {shown} are one "
+                                 f"metric, {show(metric.canonical)}: list it once")
+            spelt[metric.canonical] = shown
             parameters[name] = metric.parameters
             parsed.append((name, metric.kind, metric.k))
     return parsed, parameters

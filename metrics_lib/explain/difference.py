@@ -15,7 +15,7 @@ from itertools import combinations
 import pandas as pd
 
 from .._validation import show
-from ..ranking.registry import get, parse_metric
+from ..ranking.registry import get, parse_metric_name
 from .explanation import Explanation
 from .reasons import user_reasons
 from .shapley import MAX_PLAYERS, shapley_values
@@ -211,9 +211,11 @@ def _top_users(per_user, recommendations, truth, metric, side_a, shared, top):
     one_sided = per_user["value_a"].isna() != per_user["value_b"].isna()
     size = per_user["difference"].abs().fillna(0.0).where(~one_sided, float("inf"))
     chosen = size[size > 0].sort_values(ascending=False, kind="stable").index[:top]
-    kind, k = parse_metric(metric)
-    if get(kind).cutoff == "level":
-        k = None  # iprec_at_recall's parameter is a recall level, not a cut-off
+    parsed = parse_metric_name(metric)
+    # parse_metric's k is the cut-off only for metrics that take one; else it
+    # is a named parameter (rbp's p, set_f's beta), a recall level or
+    # trec_eval's list of levels (11pt_avg.0.2,0.5), none of them a cut-off
+    k = parsed.k if get(parsed.kind).cutoff in ("optional", "required") else None
     columns = {"user": shared.get("user_col", "user"), "item": shared.get("item_col", "item"),
                "score": shared.get("score_col", "score"), "rank": shared.get("rank_col"),
                "relevance": shared.get("relevance_col", "relevance")}

@@ -402,10 +402,11 @@ def parse_metric_name(name: str) -> MetricName:
     Notes
     -----
     ``evaluate`` names each column as the name was written, not by the
-    canonical spelling: ``alpha_ndcg@10`` and ``alpha_ndcg(alpha=0.5)@10``
-    are two columns with the same numbers, and every name keeps the column
-    it had before named parameters were read. ``canonical`` tells two
-    spellings of one metric apart from two metrics.
+    canonical spelling, so every name keeps the column it had before named
+    parameters were read. ``canonical`` tells two spellings of one metric
+    apart from two metrics: ``evaluate`` refuses ``alpha_ndcg@10`` and
+    ``alpha_ndcg(alpha=0.5)@10`` in one call, which would be two columns of
+    the same numbers.
 
     Examples
     --------
@@ -551,6 +552,10 @@ def _trec_spelling(name):
         return None  # gm_map: parse_metric says why it is refused
     if dot and metric.cutoff == "persistence":  # trec_eval's rbp.p=0.8 is rbp(p=0.8)
         return [(name, _with_parameters(name, f"{base.lower()}({params.strip()})"))]
+    if dot and metric.cutoff == "none" and len(metric.parameters) == 1:
+        # trec_eval's set_F.0.5 is set_f(beta=0.5): its one parameter, unnamed
+        key = metric.parameters[0].name
+        return [(name, _with_parameters(name, f"{base.lower()}({key}={params.strip()})"))]
     if dot and metric.cutoff == "params":  # 11pt_avg.0.2,0.5: one column
         return [(name, _named(metric.name, _trec_numbers(name, params)))]
     if dot and measure.gains:  # trec_eval's G.<grade>=<gain>,...
