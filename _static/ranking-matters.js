@@ -16,6 +16,7 @@
  * 3. Tables in a block of class rm-cards become cards on a phone; each cell gets its column's
  *    name as data-label.
  * 4. Function names in the page's "Contents" column may break after "." and "_".
+ * 5. The left sidebar shows the current page's entry; a folded solution's title only unfolds it.
  * tools/check_book.py measures both in a real browser.
  */
 (function () {
@@ -61,7 +62,24 @@
       // a box taller than most of the screen: its arrows follow the reader (ranking-matters.css)
       const tall = (left || right) && box.getBoundingClientRect().height > 0.6 * window.innerHeight;
       box.parentElement.classList.toggle("rm-hint-tall", tall);
+      if (left || right) placeHints(box);
     }
+  }
+
+  // The parent may hold more than the box (a cell's printed line above its table, a figure's
+  // caption below it, an equation's number beside it): the arrows go on the box's own edges,
+  // whose offsets inside the parent ranking-matters.css reads from these variables.
+  function placeHints(box) {
+    const parent = box.parentElement;
+    const outer = parent.getBoundingClientRect(), inner = box.getBoundingClientRect();
+    const style = getComputedStyle(parent);
+    const border = (side) => parseFloat(style[`border${side}Width`]) || 0;
+    const px = (name, value) => parent.style.setProperty(name, `${Math.round(value)}px`);
+    px("--rm-box-top", inner.top - outer.top - border("Top"));
+    px("--rm-box-bottom", outer.bottom - inner.bottom - border("Bottom"));
+    px("--rm-box-left", inner.left - outer.left - border("Left"));
+    px("--rm-box-right", outer.right - inner.right - border("Right"));
+    px("--rm-box-middle", inner.height / 2);
   }
 
   // Tables shown as cards on a phone (ranking-matters.css): each cell gets its column's name.
@@ -85,6 +103,38 @@
         i ? [document.createElement("wbr"), part] : [part]));
       pre.dataset.rmBreaks = "1";
     }
+  }
+
+  // The left sidebar: pydata-sphinx-theme reopens it where the previous page left it
+  // (sessionStorage "sidebar-scroll-top"), so a chapter opened after the API page (at the list's
+  // end) showed the list scrolled, its top cut off, often with the chapter's own entry hidden
+  // above. The list now opens at its top whenever the current entry is seen there (in the upper
+  // three quarters); an entry further down stays where the reader left it if it is in view, and
+  // is otherwise put a quarter of the way down (the theme's rule for a first visit).
+  function showCurrentInSidebar() {
+    const sidebar = document.querySelector(".bd-sidebar-primary");
+    const entry = sidebar && [...sidebar.querySelectorAll(".bd-docs-nav li.active > a")].pop();
+    if (!entry || sidebar.clientHeight === 0) return;
+    const box = sidebar.getBoundingClientRect(), link = entry.getBoundingClientRect();
+    const offset = link.top - box.top + sidebar.scrollTop; // from the list's top
+    if (offset + link.height <= 0.75 * sidebar.clientHeight) sidebar.scrollTop = 0;
+    else if (link.top < box.top || link.bottom > box.bottom)
+      sidebar.scrollTop = offset - 0.25 * sidebar.clientHeight;
+  }
+
+  // A folded solution's title ("Solution to Exercise 4.1") unfolds it when clicked
+  // (sphinx-togglebutton), but most of the title is the link to its exercise: a tap there
+  // followed the link, and togglebutton's handler, finding no button under a link, threw (or
+  // toggled the solution clicked before). A click on that link now only unfolds or folds its own
+  // solution (through its toggle button); with Ctrl, Shift or Cmd it opens the link as usual.
+  function onTitleClick(event) {
+    const link = event.target.closest && event.target.closest(".admonition.dropdown > .admonition-title a[href]");
+    if (!link) return;
+    event.stopPropagation(); // before togglebutton's handler on the title
+    if (event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    const button = link.closest(".admonition-title").querySelector(".toggle-button");
+    if (button) button.click();
   }
 
   function onScroll(event) {
@@ -141,7 +191,10 @@
     });
   }
 
+  document.addEventListener("click", onTitleClick, true); // capture: ahead of the title's handler
+
   async function start() {
+    showCurrentInSidebar();
     breakTocNames();
     mark();
     // MathJax loads after this script and typesets asynchronously.

@@ -25,7 +25,9 @@ already loaded and typeset:
   figure box leaves the screen; the page itself never scrolls sideways;
 * API entries: every parameter name is drawn on one line and not under its type;
 * a scroll box taller than 0.6 of the screen draws its arrows sticky (they stay in view
-  while the page scrolls past it), with no scrolling ancestor that would hold them;
+  while the page scrolls past it), with no scrolling ancestor that would hold them; any other
+  box draws its arrows on itself (vertically centred on a box lower than the arrow), not on a
+  printed line, an equation number or a caption that shares the arrow's parent element;
 * the page's "Contents" column (from 1200 px): no entry is cut off at its edge (every level
   shown), and over a full-width block it collapses to its heading within 0.1 s, with no
   empty panel left hanging over the block.
@@ -68,7 +70,7 @@ async ([mode, resized, wait_ms]) => {
   const out = {theme: getComputedStyle(html).getPropertyValue('--pst-color-background').trim(),
                cues_ready: html.dataset.rmScrollCues === 'ready', images: [], equations: [],
                uncued: [], tables: [], code: [], page_scroll: html.scrollWidth - innerWidth,
-               names: [], tall: [], toc: [], toc_panel: 0};
+               names: [], tall: [], off_box: [], toc: [], toc_panel: 0};
   if (!art) return out;
   const cs = getComputedStyle(art);
   const col = art.getBoundingClientRect();
@@ -163,6 +165,34 @@ async ([mode, resized, wait_ms]) => {
         if (!['visible', 'clip'].includes(getComputedStyle(a).overflowY)) sticky = false;  // it would stick to a
       if (!sticky) out.tall.push(`${e.tagName.toLowerCase()} ${Math.round(e.getBoundingClientRect().height)} px tall ` +
                                  `(${side} arrow) in ${label(e).slice(0, 50)}`);
+    }
+  }
+  // each arrow of a box that is not tall lies on that box, not on what shares its parent (a
+  // printed line above a table, an equation's number, a figure's caption): measured on a probe
+  // element given the arrow's used style, in the arrow's place
+  const arrowBox = (parent, pseudo) => {
+    const s = getComputedStyle(parent, pseudo);
+    if (!s.content || s.content === 'none') return null;
+    const probe = document.createElement('span');
+    for (const k of ['position', 'display', 'top', 'right', 'bottom', 'left', 'marginTop', 'marginRight',
+                     'marginBottom', 'marginLeft', 'width', 'height', 'transform', 'boxSizing'])
+      probe.style[k] = s[k];
+    if (pseudo === '::before') parent.prepend(probe); else parent.append(probe);
+    const r = probe.getBoundingClientRect();
+    probe.remove();
+    return r;
+  };
+  for (const e of art.querySelectorAll('.rm-scroll-cue')) {
+    const p = e.parentElement, b = e.getBoundingClientRect();
+    if (!p || p.classList.contains('rm-hint-tall') || !b.width) continue;  // tall: sticky, checked above
+    for (const [side, pseudo] of [['right', '::after'], ['left', '::before']]) {
+      const a = e.classList.contains(`rm-more-${side}`) && arrowBox(p, pseudo);
+      if (!a) continue;
+      const slack = Math.max(0, (a.height - b.height) / 2);  // a box lower than the arrow: centred on it
+      const off = Math.max(b.top - slack - a.top, a.bottom - b.bottom - slack, b.left - a.left, a.right - b.right);
+      if (off > 1) out.off_box.push(`${side} arrow of ${e.tagName.toLowerCase()} ${Math.round(off)} px off the box ` +
+                                    `(arrow ${Math.round(a.left)},${Math.round(a.top)}; box ${Math.round(b.left)},` +
+                                    `${Math.round(b.top)} to ${Math.round(b.right)},${Math.round(b.bottom)}) in ${label(e).slice(0, 50)}`);
     }
   }
   // the page's "Contents" column (shown from 1200 px): every entry within it, none cut off
@@ -276,6 +306,8 @@ def _box_problems(out, where):
         yield f"API parameter name not drawn whole: {text} {where}"
     for text in out["tall"]:
         yield f"tall scroll box whose arrow does not stay in view: {text} {where}"
+    for text in out["off_box"]:
+        yield f"scroll cue arrow drawn off its own box (over other content): {text} {where}"
     for text in out["toc"]:
         yield f"'Contents' entry cut off at the column's edge: {text!r} {where}"
     if out["toc_panel"]:

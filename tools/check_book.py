@@ -34,6 +34,11 @@ in Debian's chromium (headless, driven by Playwright) and checks, page by page:
   pdf installs NanumGothic), so only the book's own web-font subset
   (``_ext/korean_font.py``) can pass;
 
+* reading aids, at 1366x768 on a touch screen, page after page from the left sidebar's last
+  entry: the sidebar opens with the current page's entry in view, at the list's top when the
+  entry shows there; a tap on the link in a folded solution's title unfolds the solution and
+  neither follows the link nor moves the page;
+
 then that the search page returns a result for "NDCG". It saves screenshots of
 two chapters (light and dark mode) for a person to look at, and exits 1 with a
 list of every failure.
@@ -303,6 +308,73 @@ async () => {
 """
 
 
+# The left sidebar of a page just opened: where its current entry is, and how far the list
+# is scrolled (pydata-sphinx-theme restores the previous page's position; ranking-matters.js
+# corrects it).
+SIDEBAR_SCRIPT = """
+() => {
+  const side = document.querySelector('.bd-sidebar-primary');
+  const entry = side && [...side.querySelectorAll('.bd-docs-nav li.active > a')].pop();
+  if (!entry || !side.clientHeight) return null;
+  const box = side.getBoundingClientRect(), link = entry.getBoundingClientRect();
+  return {name: entry.textContent.trim().slice(0, 40), scroll: Math.round(side.scrollTop),
+          client: side.clientHeight, top: link.top - box.top, bottom: link.bottom - box.top,
+          at_top: link.bottom - box.top + side.scrollTop};
+}
+"""
+SIDEBAR_VIEWPORT = {"width": 1366, "height": 768}
+SOLUTION_TITLE = ".admonition.dropdown.toggle-hidden > .admonition-title a[href]"
+
+
+def _check_reading_aids(context, base, pages, fail):
+    """At 1366x768 on a touch screen, page after page as a reader goes (so the theme carries
+    the sidebar's scroll position over): the left sidebar shows the current page's entry, and
+    at the list's top when the entry is seen there (in its upper three quarters); a tap on the
+    link in a folded solution's title unfolds that solution and leaves the page where it is."""
+    page = context.new_page()
+    page.set_default_timeout(PAGE_TIMEOUT_MS)
+    current = {"page": "?"}
+    page.on("pageerror", lambda e: fail(current["page"], f"uncaught exception: {e}"))
+    checked = 0
+    # start from the sidebar's last entry, so that the list is scrolled to its end
+    page.goto(base + pages[0], wait_until="load")
+    last = page.evaluate("() => [...document.querySelectorAll('.bd-docs-nav a[href]')].pop()?.href")
+    first = [last[len(base):].split("#")[0]] if last and last.startswith(base) else []
+    for rel in first + pages:
+        current["page"] = rel
+        page.goto(base + rel, wait_until="load")
+        page.wait_for_function("() => document.documentElement.dataset.rmScrollCues === 'ready'")
+        side = page.evaluate(SIDEBAR_SCRIPT)
+        if side:
+            checked += 1
+            where = f"at {SIDEBAR_VIEWPORT['width']}x{SIDEBAR_VIEWPORT['height']} after the page before"
+            if side["top"] < -1 or side["bottom"] > side["client"] + 1:
+                fail(rel, f"the left sidebar opens with the current entry ({side['name']!r}) out "
+                     f"of view (scrolled {side['scroll']} px) {where}")
+            elif side["scroll"] > 1 and side["at_top"] <= 0.75 * side["client"]:
+                fail(rel, f"the left sidebar opens scrolled by {side['scroll']} px although the "
+                     f"current entry ({side['name']!r}) shows at its top {where}")
+        title = page.locator(SOLUTION_TITLE).first
+        if not title.count():
+            continue
+        checked += 1
+        title.scroll_into_view_if_needed()
+        solution = title.evaluate("a => a.closest('.admonition').id")
+        url, y = page.url, page.evaluate("() => scrollY")
+        title.tap()
+        page.wait_for_timeout(300)
+        opened = page.evaluate("(id) => !document.getElementById(id).classList.contains('toggle-hidden')",
+                               solution)
+        moved = abs(page.evaluate("() => scrollY") - y)
+        if page.url != url or moved > 1:
+            fail(rel, f"a tap on a folded solution's title followed its link (to {page.url[len(base):]!r}, "
+                 f"page moved {moved:.0f} px)")
+        if not opened:
+            fail(rel, f"a tap on the link in a folded solution's title did not unfold it ({solution})")
+    page.close()
+    return checked
+
+
 # Fonts the browser may use: Latin only, so that a missing Korean web font
 # shows up as boxes even on a machine that has CJK fonts installed.
 LATIN_FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
@@ -459,6 +531,14 @@ def main(argv=None) -> int:
                         if not ok:
                             fail(rel, f"no {name} launch button for {want}")
 
+            # The left sidebar after the page before; a tap on a folded solution's title.
+            reading = browser.new_context(viewport=SIDEBAR_VIEWPORT, has_touch=True)
+            reading.route("**/*", route)
+            stats["reading_checks"] = _check_reading_aids(
+                reading, base, [p.relative_to(html_dir).as_posix() for p in pages
+                                if p.is_file() and not _parse(p).refresh], fail)
+            reading.close()
+
             # Search: the index must find the book's main topic.
             current["page"] = "search.html"
             page.goto(f"{base}search.html?q={SEARCH_TERM}", wait_until="load")
@@ -530,6 +610,7 @@ def main(argv=None) -> int:
           f"renderings measured, "
           f"{stats['hangul']} distinct Hangul characters drawn (summed over pages), "
           f"{stats['external']} requests outside 127.0.0.1, "
+          f"{stats['reading_checks']} sidebar and solution-title checks at 1366 px, "
           f"{stats['screenshots']} screenshots in {shots_dir} ({elapsed:.0f} s)")
     if failures:
         total = sum(map(len, failures.values()))
