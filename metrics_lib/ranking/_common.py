@@ -140,7 +140,10 @@ def ordered_by_scores(kind):
 
         @functools.wraps(metric)
         def with_scores(*args, **kwargs):
-            options = signature.bind(*args, **kwargs)
+            try:
+                options = signature.bind(*args, **kwargs)
+            except TypeError:  # Python's own message, which names the function
+                return metric(*args, **kwargs)
             options.apply_defaults()
             options = dict(options.arguments)
             recommended, relevant = options.pop("recommended"), options.pop("relevant")
