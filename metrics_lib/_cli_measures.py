@@ -145,8 +145,11 @@ def _cutoffs(name: str, params: str, read):
     return tuple(values)
 
 
-def _check_pairs(name: str, params: str) -> None:
-    """meas_init.c ``get_param_pairs``: ``<level>=<gain>,...`` or exit 2 (malformed)."""
+def _check_pairs(name: str, params: str, takes: str = "level=gain pairs") -> None:
+    """meas_init.c ``get_param_pairs``: ``<level>=<gain>,...`` or exit 2 (malformed).
+
+    ``takes`` says what ``name`` takes, in the message.
+    """
     last = ","
     for char in params:
         if char in ",=":
@@ -156,7 +159,7 @@ def _check_pairs(name: str, params: str) -> None:
             last = char
     if last != "=":
         raise _Refused(f"trec_eval: malformed pair parameters in '{params}' ({name} takes "
-                       "level=gain pairs)", 2)
+                       f"{takes})", 2)
 
 
 class _Gains(str):
@@ -408,16 +411,7 @@ def _pair_params(name, params):
     integer names as gains of grades (gain_init.c ``setup_gains``), which are
     refused (the gain here is the grade). A ``p`` outside (0, 1) is refused.
     """
-    last = ","
-    for char in params:
-        if char in ",=":
-            if char == last:
-                last = ","
-                break
-            last = char
-    if last != "=":
-        raise _Refused(f"trec_eval: malformed pair parameters in '{params}' ({name} takes "
-                       "name=value pairs, such as p=0.8)", 2)
+    _check_pairs(name, params, "name=value pairs, such as p=0.8")
     p = 0.9  # m_rbp.c's default
     for pair in params.split(","):
         key, _, value = pair.partition("=")

@@ -42,7 +42,7 @@ from ._validation import (
     check_trec_eval_version,
     handle_empty,
 )
-from .ranking._common import _condensed, _tied_call
+from .ranking._common import _condensed, _tied_call, ordered_by_scores
 
 __all__ = [
     "r_precision",
@@ -101,6 +101,9 @@ def iprec_target(recall_level: float, n_rel: int, version: int = 10) -> int:
     return lround(scaled) if version == 10 else math.floor(scaled + 0.9)
 
 
+# cutoff=False: the closed forms of ties="average"/"block" have no cut-off, so they
+# refuse a k other than None
+@ordered_by_scores("rprec", cutoff=False, allow_negative=True)
 def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero",
                 no_hit="zero", judged_only=False, truncate=None, candidates="all",
                 scores=None, ties="input"):
@@ -207,19 +210,6 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     >>> r_precision(["a"], {"a": 2, "b": 1, "z": 0})  # R = 2, list of 1
     0.5
     """
-    def score(ranked):
-        return r_precision(ranked, relevant, k, relevance_level=relevance_level,
-                           empty=empty, no_hit=no_hit, judged_only=judged_only,
-                           truncate=truncate, candidates=candidates)
-
-    options = {"relevance_level": relevance_level, "empty": empty, "no_hit": no_hit,
-               "judged_only": judged_only, "truncate": truncate, "candidates": candidates}
-    if k is not None:  # a cut-off: the closed forms of average/block do not take one
-        options["k"] = k
-    tied = _tied_call(score, "r_precision", "rprec", recommended, relevant, None,
-                      scores, ties, options, allow_negative=True)
-    if tied is not None:
-        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     k = check_k(k)
     check_empty(empty)
@@ -236,6 +226,7 @@ def r_precision(recommended, relevant, k=None, *, relevance_level=1, empty="zero
     return hits / n_rel
 
 
+@ordered_by_scores("bpref", cutoff=False, allow_negative=True)
 def bpref(recommended, relevant, *, relevance_level=1, empty="zero",
           scores=None, ties="input"):
     """Binary preference: how often judged relevant items precede judged non-relevant ones.
@@ -318,14 +309,6 @@ def bpref(recommended, relevant, *, relevance_level=1, empty="zero",
     >>> bpref(["e", "a", "x", "b", "c"], grades)
     0.75
     """
-    def score(ranked):
-        return bpref(ranked, relevant, relevance_level=relevance_level, empty=empty)
-
-    tied = _tied_call(score, "bpref", "bpref", recommended, relevant, None,
-                      scores, ties, {"relevance_level": relevance_level, "empty": empty},
-                      allow_negative=True)
-    if tied is not None:
-        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     check_empty(empty)
     n_rel = _n_relevant(grades, level)

@@ -30,6 +30,7 @@ pa = pytest.importorskip("pyarrow")
 chunks_module = importlib.import_module("metrics_lib.batch.chunks")
 from metrics_lib import evaluate  # noqa: E402
 
+from _helpers import convert  # noqa: E402
 from test_differential import METRICS as TREC_METRICS  # noqa: E402
 from test_differential import (assert_same, by_text, shuffled_case,  # noqa: E402
                                trec_reference)
@@ -37,16 +38,6 @@ from test_differential import tables as differential_tables  # noqa: E402
 from test_dtypes import METRICS, REC_ROWS, TRUTH_ROWS  # noqa: E402
 
 BACKENDS = ["polars", "polars-lazy", "arrow"]
-
-
-def convert(frame: pd.DataFrame, backend: str):
-    """A pandas table in ``backend``, with the library's own converter."""
-    if backend == "pandas":
-        return frame
-    if backend == "arrow":
-        return pa.Table.from_pandas(frame, preserve_index=False)
-    native = pl.from_pandas(frame)
-    return native.lazy() if backend == "polars-lazy" else native
 
 
 def as_pandas(result, user_col="user"):

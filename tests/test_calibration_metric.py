@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from metrics_lib import evaluate, miscalibration, miscalibration_batch
+from _helpers import as_frame, in_library
 
 TOL = 1e-12
 NAMES = ["miscalibration", "miscalibration@1", "miscalibration@3", "miscalibration@20",
@@ -167,22 +168,9 @@ def test_other_backends(library):
     names = ["miscalibration@3", "miscalibration(alpha=0.2)@4"]
     keywords = dict(item_genres=genres, missing="zero", rank_weights="log")
     want = evaluate(recs, truth, names, history=hist, **keywords)
-    if library == "polars":
-        pl = pytest.importorskip("polars")
-        recs, truth, hist = pl.from_pandas(recs), pl.from_pandas(truth).lazy(), \
-            pl.from_pandas(hist)
-    elif library == "pyarrow":
-        pa = pytest.importorskip("pyarrow")
-        recs, truth, hist = (pa.Table.from_pandas(frame, preserve_index=False)
-                             for frame in (recs, truth, hist))
-    else:
-        dd = pytest.importorskip("dask.dataframe")
-        recs, truth = dd.from_pandas(recs, npartitions=3), dd.from_pandas(truth, npartitions=2)
+    recs, truth, hist = in_library(library, recs, truth, hist)
     got = evaluate(recs, truth, names, history=hist, **keywords)
-    got = got.compute() if hasattr(got, "compute") else got
-    got = got.to_pandas() if hasattr(got, "to_pandas") else got
-    if "user" in got.columns:
-        got = got.set_index("user")
+    got = as_frame(got)
     pd.testing.assert_frame_equal(got.sort_index(), want.sort_index(), check_names=False,
                                   check_index_type=False, rtol=0, atol=TOL)
 

@@ -16,6 +16,7 @@ import pytest
 
 import metrics_lib as ml
 from metrics_lib import evaluate, parse_metric
+from _helpers import in_library
 
 # -- hand-computed cases ------------------------------------------------------
 
@@ -408,14 +409,12 @@ def test_evaluate_equals_the_per_list_functions(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_dask_passes_the_keywords_through(seed):
-    dd = pytest.importorskip("dask.dataframe")
     conv = random_conventions(100 + seed)
     conv["denominator"], conv["ideal"] = "k", "k"
     metrics = CUT_METRICS
     recs, truth = random_tables(100 + seed)
     expected = evaluate(recs, truth, metrics, **conv)
-    got = evaluate(dd.from_pandas(recs, npartitions=3), dd.from_pandas(truth, npartitions=2),
-                   metrics, **conv).compute().sort_index()
+    got = evaluate(*in_library("dask", recs, truth), metrics, **conv).compute().sort_index()
     pd.testing.assert_frame_equal(got, expected, check_dtype=False, check_index_type=False,
                                   rtol=1e-12, atol=1e-12)
 

@@ -21,6 +21,7 @@ import pytest
 import metrics_lib as ml
 from metrics_lib import (alpha_ndcg_at_k, err_ia_at_k, evaluate, precision_ia_at_k,
                          subtopic_recall_at_k)
+from _helpers import as_frame, in_library
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "benchmarks" / "peers" / "golden" / "intents"
@@ -206,20 +207,9 @@ def test_ids_and_dtypes_do_not_change_the_values(variant):
 @pytest.mark.parametrize("library", ["polars", "pyarrow", "dask"])
 def test_polars_arrow_and_dask_tables(library):
     want = _baseline()
-    if library == "polars":
-        pl = pytest.importorskip("polars")
-        run, qrels = pl.from_pandas(RUN), pl.from_pandas(QRELS).lazy()
-    elif library == "pyarrow":
-        pa = pytest.importorskip("pyarrow")
-        run, qrels = pa.Table.from_pandas(RUN), pa.Table.from_pandas(QRELS)
-    else:
-        dd = pytest.importorskip("dask.dataframe")
-        run, qrels = dd.from_pandas(RUN, npartitions=3), dd.from_pandas(QRELS, npartitions=2)
+    run, qrels = in_library(library, RUN, QRELS)
     got = evaluate(run, qrels, NAMES, intent_col="intent", ties="item_asc", missing="zero")
-    got = got.compute() if hasattr(got, "compute") else got
-    got = got.to_pandas() if hasattr(got, "to_pandas") else got
-    if "user" in got.columns:
-        got = got.set_index("user")
+    got = as_frame(got)
     pd.testing.assert_frame_equal(got.sort_index(), want.sort_index(), check_names=False,
                                   check_index_type=False, rtol=0, atol=TOL)
 

@@ -19,6 +19,7 @@ import pytest
 import metrics_lib as ml
 from metrics_lib import alpha_ndcg_at_k, err_ia_at_k, evaluate
 from metrics_lib.ranking import registry
+from _helpers import as_frame, in_library
 
 ROOT = Path(__file__).resolve().parents[1]
 TOL = 1e-12
@@ -251,20 +252,9 @@ def test_other_backends(library):
     run, qrels = _intent_tables(5)
     names = ["alpha_ndcg(alpha=0.3)@4", "err_ia(alpha=0.9)@4", "alpha_ndcg@4"]
     want = evaluate(run, qrels, names, intent_col="intent", missing="zero")
-    if library == "polars":
-        pl = pytest.importorskip("polars")
-        run, qrels = pl.from_pandas(run), pl.from_pandas(qrels).lazy()
-    elif library == "pyarrow":
-        pa = pytest.importorskip("pyarrow")
-        run, qrels = pa.Table.from_pandas(run), pa.Table.from_pandas(qrels)
-    else:
-        dd = pytest.importorskip("dask.dataframe")
-        run, qrels = dd.from_pandas(run, npartitions=3), dd.from_pandas(qrels, npartitions=2)
+    run, qrels = in_library(library, run, qrels)
     got = evaluate(run, qrels, names, intent_col="intent", missing="zero")
-    got = got.compute() if hasattr(got, "compute") else got
-    got = got.to_pandas() if hasattr(got, "to_pandas") else got
-    if "user" in got.columns:
-        got = got.set_index("user")
+    got = as_frame(got)
     pd.testing.assert_frame_equal(got.sort_index(), want.sort_index(), check_names=False,
                                   check_index_type=False, rtol=0, atol=TOL)
 

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from metrics_lib import average_recommendation_popularity, evaluate, long_tail_share
+from _helpers import as_frame, in_library
 
 TOL = 1e-12
 
@@ -110,20 +111,9 @@ def test_other_backends(library):
     popularity = _popularity(train, "users")
     names = ["arp@3", "aplt(head_share=0.6)@4"]
     want = evaluate(recs, truth, names, item_popularity=popularity, missing="zero")
-    if library == "polars":
-        pl = pytest.importorskip("polars")
-        recs, truth = pl.from_pandas(recs), pl.from_pandas(truth).lazy()
-    elif library == "pyarrow":
-        pa = pytest.importorskip("pyarrow")
-        recs, truth = pa.Table.from_pandas(recs), pa.Table.from_pandas(truth)
-    else:
-        dd = pytest.importorskip("dask.dataframe")
-        recs, truth = dd.from_pandas(recs, npartitions=3), dd.from_pandas(truth, npartitions=2)
+    recs, truth = in_library(library, recs, truth)
     got = evaluate(recs, truth, names, item_popularity=popularity, missing="zero")
-    got = got.compute() if hasattr(got, "compute") else got
-    got = got.to_pandas() if hasattr(got, "to_pandas") else got
-    if "user" in got.columns:
-        got = got.set_index("user")
+    got = as_frame(got)
     pd.testing.assert_frame_equal(got.sort_index(), want.sort_index(), check_names=False,
                                   check_index_type=False, rtol=0, atol=TOL)
 

@@ -21,6 +21,7 @@ import pytest
 
 import metrics_lib as ml
 from metrics_lib import describe_convention, evaluate
+from _helpers import convert, in_library
 
 # a, c, d relevant (d grade 2), b judged 0, e relevant but not recommended, x unjudged
 GRADES = {"a": 1, "b": 0, "c": 1, "d": 2, "e": 1}
@@ -263,14 +264,13 @@ def test_torchmetrics_preset_on_logits():
 
 
 def test_polars_and_dask_inputs_agree():
-    pl = pytest.importorskip("polars")
-    dd = pytest.importorskip("dask.dataframe")
     rng = np.random.default_rng(5)
     recs, truth = _random_tables(rng, "int64")
     names = ["recall@5", "map", "mrr", "precision@3"]
     want = evaluate(recs, truth, names, score_threshold=0.0)
-    got = evaluate(pl.from_pandas(recs), pl.from_pandas(truth), names, score_threshold=0.0)
+    got = evaluate(convert(recs, "polars"), convert(truth, "polars"), names,
+                   score_threshold=0.0)
     np.testing.assert_array_equal(got.select(names).to_numpy(), want.to_numpy())
-    lazy = evaluate(dd.from_pandas(recs, npartitions=3), dd.from_pandas(truth, npartitions=2),
-                    names, score_threshold=0.0).compute().sort_index()
+    lazy = evaluate(*in_library("dask", recs, truth), names,
+                    score_threshold=0.0).compute().sort_index()
     pd.testing.assert_frame_equal(lazy, want, check_dtype=False, check_index_type=False)

@@ -72,29 +72,28 @@ _TREC_KEYWORDS = {"ties": "item_desc", "missing": "skip", "unjudged": "skip",
 # scores as C floats (trec_format.h, TEXT_RESULTS.sim): score_dtype="float32"
 _TREC9_KEYWORDS = {**_TREC_KEYWORDS, "trec_eval_version": 9}
 
+def _trec_measure(prefix: str, kind: str, measure: str, cutoff: str, **more) -> _Metric:
+    """A trec_eval measure that ``m_<measure>.c`` computes in ``te_calc_<measure>``."""
+    return _Metric(kind, (measure,), f"{prefix}m_{measure}.c, te_calc_{measure}",
+                   cutoff=cutoff, **more)
+
+
 def _trec_metrics(prefix: str) -> tuple:
-    src = prefix + "{}"
+    """The measures of both trec_eval presets (10.0, and pytrec_eval's 9.0.8 code)."""
     return (
-        _Metric("precision", ("P",), src.format("m_P.c, te_calc_P"), cutoff="required"),
-        _Metric("recall", ("recall",), src.format("m_recall.c, te_calc_recall"),
-                cutoff="required"),
-        _Metric("hit", ("success",), src.format("m_success.c, te_calc_success"),
-                cutoff="required"),
-        _Metric("rr", ("recip_rank",), src.format("m_recip_rank.c, te_calc_recip_rank"),
-                cutoff="none"),
-        _Metric("ap", ("map", "map_cut"), src.format("m_map.c, te_calc_map; m_map_cut.c, "
-                                                     "te_calc_map_cut")),
-        _Metric("ndcg", ("ndcg", "ndcg_cut"), src.format("m_ndcg.c, te_calc_ndcg; "
-                                                         "m_ndcg_cut.c, te_calc_ndcg_cut")),
-        _Metric("rprec", ("Rprec",), src.format("m_Rprec.c, te_calc_Rprec"), cutoff="none"),
-        _Metric("num_rel_ret", ("num_rel_ret",),
-                src.format("m_num_rel_ret.c, te_calc_num_rel_ret"), cutoff="none"),
-        _Metric("num_ret", ("num_ret",), src.format("m_num_ret.c, te_calc_num_ret"),
-                cutoff="none"),
-        _Metric("num_rel", ("num_rel",), src.format("m_num_rel.c, te_calc_num_rel"),
-                cutoff="none"),
-        _Metric("iprec_at_recall", ("iprec_at_recall",),
-                src.format("m_iprec_at_recall.c, te_calc_iprec_at_recall")),
+        _trec_measure(prefix, "precision", "P", "required"),
+        _trec_measure(prefix, "recall", "recall", "required"),
+        _trec_measure(prefix, "hit", "success", "required"),
+        _trec_measure(prefix, "rr", "recip_rank", "none"),
+        _Metric("ap", ("map", "map_cut"),
+                f"{prefix}m_map.c, te_calc_map; m_map_cut.c, te_calc_map_cut"),
+        _Metric("ndcg", ("ndcg", "ndcg_cut"),
+                f"{prefix}m_ndcg.c, te_calc_ndcg; m_ndcg_cut.c, te_calc_ndcg_cut"),
+        _trec_measure(prefix, "rprec", "Rprec", "none"),
+        _trec_measure(prefix, "num_rel_ret", "num_rel_ret", "none"),
+        _trec_measure(prefix, "num_ret", "num_ret", "none"),
+        _trec_measure(prefix, "num_rel", "num_rel", "none"),
+        _trec_measure(prefix, "iprec_at_recall", "iprec_at_recall", "optional"),
     )
 
 
@@ -111,37 +110,28 @@ def _no_list_residual(k, options) -> str:
 
 def _trec_set_metrics(prefix: str) -> tuple:
     """trec_eval's set measures (m_set_*.c, m_rel_P.c; the same in 9.0.8 and 10.0)."""
-    src = prefix + "{}"
     return (
-        _Metric("set_p", ("set_P",), src.format("m_set_P.c, te_calc_set_P"), cutoff="none"),
-        _Metric("set_recall", ("set_recall",), src.format("m_set_recall.c, te_calc_set_recall"),
-                cutoff="none"),
+        _trec_measure(prefix, "set_p", "set_P", "none"),
+        _trec_measure(prefix, "set_recall", "set_recall", "none"),
         # pytrec_eval reports set_F.0.5 as "set_F": the name keeps no beta
-        _Metric("set_f", ("set_F",), src.format("m_set_F.c, te_calc_set_F"), cutoff="none",
-                parameter=("beta", "beta", 1.0)),
-        _Metric("set_map", ("set_map",), src.format("m_set_map.c, te_calc_set_map"),
-                cutoff="none"),
+        _trec_measure(prefix, "set_f", "set_F", "none", parameter=("beta", "beta", 1.0)),
+        _trec_measure(prefix, "set_map", "set_map", "none"),
         _Metric("set_relative_p", ("set_relative_P",),
-                src.format("m_set_rel_P.c, te_calc_set_relative_P"), cutoff="none"),
-        _Metric("relative_p", ("relative_P",), src.format("m_rel_P.c, te_calc_rel_P"),
+                f"{prefix}m_set_rel_P.c, te_calc_set_relative_P", cutoff="none"),
+        _Metric("relative_p", ("relative_P",), f"{prefix}m_rel_P.c, te_calc_rel_P",
                 cutoff="required"),
-        _Metric("num_nonrel_judged_ret", ("num_nonrel_judged_ret",),
-                src.format("m_num_nonrel_judged_ret.c, te_calc_num_nonrel_judged_ret"),
-                cutoff="none"),
+        _trec_measure(prefix, "num_nonrel_judged_ret", "num_nonrel_judged_ret", "none"),
     )
 
 
 def _trec10_metrics(prefix: str) -> tuple:
     """trec_eval 10.0's measures of issue 29 (each checked against the binary)."""
-    src = prefix + "{}"
     return (
         # the gains: the grade over max(1, largest judged grade), as the binary
         # behaves (m_rbp.c rescales with min and max that it never initialises)
-        _Metric("rbp", ("rbp",), src.format("m_rbp.c, te_calc_rbp"), cutoff="none",
-                parameter=("p", "p", 0.9)),
-        _Metric("rbp_resid", ("rbp_resid",), src.format("m_rbp_resid.c, te_calc_rbp_resid"),
-                cutoff="none", parameter=("p", "p", 0.9), refuse=_no_list_residual,
-                note=_no_list_residual(None, {"c": 1})),
+        _trec_measure(prefix, "rbp", "rbp", "none", parameter=("p", "p", 0.9)),
+        _trec_measure(prefix, "rbp_resid", "rbp_resid", "none", parameter=("p", "p", 0.9),
+                      refuse=_no_list_residual, note=_no_list_residual(None, {"c": 1})),
     ) + _trec_set_metrics(prefix)
 
 

@@ -54,7 +54,7 @@ _OWN_GRADES = ("ndcg", "dcg", "rbp")
 _NO_EMPTY = ("dcg", "judged", "rbp_resid")
 # Keywords the closed forms support only at the value that changes nothing.
 _TIE_NEUTRAL = {"judged_only": False, "truncate": None, "candidates": "all",
-                "min_grade": None, "no_hit": "zero"}
+                "min_grade": None, "no_hit": "zero", "k": None}
 _TIE_NEUTRAL_BY_KIND = {"precision": {"denominator": "k"},
                         "recall": {"denominator": "relevant"}}
 
@@ -83,8 +83,8 @@ class _BelowThreshold:
         return f"{show(self.item)} (scored at or below score_threshold)"
 
 
-def _tied(metric, kind, recommended, relevant, k, scores, ties, score_threshold=None,
-          **options):
+def _tied(metric, kind, recommended, relevant, k, scores, ties, /, score_threshold=None, *,
+          cutoff=True, allow_negative=False, **options):
     """Value of ``metric`` under ``scores`` and ``ties``, or None for the plain path.
 
     None means: no scores and ``ties="input"``, the list's order as given.
@@ -92,6 +92,9 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, score_threshold=
     ``metric`` on it; ``"average"`` and ``"block"`` call ``metric`` once (for
     its checks and its ``empty`` policy, which do not depend on the order)
     and then the closed forms of :mod:`metrics_lib._tie_kernels`.
+    ``cutoff=False``: ``metric`` takes no third argument (``k`` is None; a
+    ``k`` among ``options`` is the metric's own keyword); ``allow_negative``:
+    as in :func:`_tied_call`.
     """
     threshold = check_score_threshold(score_threshold)
     if threshold is not None:
@@ -120,37 +123,46 @@ def _tied(metric, kind, recommended, relevant, k, scores, ties, score_threshold=
         for item, low in zip(items, below):
             if low and item in grades:
                 relevant[_BelowThreshold(item)] = 0.0
-    return _tied_call(lambda ranked: metric(ranked, relevant, k, **options),
+    cut = (k,) if cutoff else ()
+    return _tied_call(lambda ranked: metric(ranked, relevant, *cut, **options),
                       metric.__name__, kind, recommended, relevant, k, scores, ties,
-                      options)
+                      options, allow_negative=allow_negative)
 
 
-def ordered_by_scores(kind):
-    """Give a per-list metric its ``scores=``, ``ties=`` and ``score_threshold=``.
+def ordered_by_scores(kind, *, cutoff=True, allow_negative=False):
+    """Give a per-list metric its ``scores=`` and ``ties=`` (and ``score_threshold=``).
 
     The decorated function computes one list in its given order; the wrapper
     re-orders it by ``scores`` under ``ties`` (or takes the closed forms of
     ``ties="average"``/``"block"``) through :func:`_tied`, passing every other
     keyword on, so no metric writes its keyword list out twice. ``kind``
-    names the metric for :mod:`metrics_lib._tie_kernels`.
+    names the metric for :mod:`metrics_lib._tie_kernels`. ``cutoff=False``:
+    the closed forms take no cut-off from the metric (any third parameter is
+    passed on as a keyword); ``allow_negative``: negative grades are valid
+    (pooled but unjudged items, as trec_eval's qrels grade -1).
     """
     def decorate(metric):
         signature = inspect.signature(metric)
-        cutoff = list(signature.parameters)[2]  # k, or p for RBP
+        cutoff_name = list(signature.parameters)[2] if cutoff else None  # k, or p for RBP
 
         @functools.wraps(metric)
         def with_scores(*args, **kwargs):
-            options = signature.bind(*args, **kwargs)
+            try:
+                options = signature.bind(*args, **kwargs)
+            except TypeError:  # Python's own message, which names the function
+                return metric(*args, **kwargs)
             options.apply_defaults()
             options = dict(options.arguments)
             recommended, relevant = options.pop("recommended"), options.pop("relevant")
-            k, scores, ties = options.pop(cutoff), options.pop("scores"), options.pop("ties")
+            k = options.pop(cutoff_name) if cutoff else None
+            scores, ties = options.pop("scores"), options.pop("ties")
             threshold = options.pop("score_threshold", None)
             tied = _tied(metric, kind, recommended, relevant, k, scores, ties,
-                         score_threshold=threshold, **options)
+                         score_threshold=threshold, cutoff=cutoff,
+                         allow_negative=allow_negative, **options)
             if tied is not None:
                 return tied
-            return metric(recommended, relevant, k, **options)
+            return metric(recommended, relevant, *((k,) if cutoff else ()), **options)
         return with_scores
     return decorate
 

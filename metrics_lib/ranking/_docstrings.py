@@ -152,6 +152,25 @@ PARAMETERS = {
         "    k : int or None, default=None\n"
         "        Cut-off applied to the list."
     ),
+    # ranking/trec_gains.py: ideal_dcg, ndcg_rel, rndcg and trec_g
+    "relevant_gains": (
+        "    relevant : collection of hashable or mapping of hashable to float\n"
+        "        Judged ids with their grades (a plain collection: grade 1 each)."
+    ),
+    "gain_trec": (
+        "    gain : {\"linear\", \"exponential\", \"binary\"} or mapping, default=\"linear\"\n"
+        "        As in :func:`dcg_at_k`; trec_eval's gains by grade\n"
+        "        (``-m ideal_dcg.1=3,2=7``, likewise for ``ndcg_rel``, ``Rndcg`` and\n"
+        "        ``G``) are a mapping listing every judged grade."
+    ),
+    "min_grade_dcg": (
+        "    min_grade : float or None, default=None\n"
+        "        As in :func:`dcg_at_k`."
+    ),
+    "relevance_level_binary_gain": (
+        "    relevance_level : float, default=1\n"
+        "        Only used by ``gain=\"binary\"``."
+    ),
     # ranking/trec_gains.py: ndcg_rel and trec_g
     "empty_positive_gain": (
         "    empty : {\"zero\", \"nan\", \"one\", \"raise\"}, default=\"zero\"\n"

@@ -41,7 +41,7 @@ import numpy as np
 from .._trec_kernels import _run_start_values
 from .._validation import check_empty
 from ..trec_measures import _judged, _n_relevant, _no_relevant
-from ._common import _tied_call
+from ._common import ordered_by_scores
 from .registry import Metric, TrecMeasure, register
 
 __all__ = ["infap"]
@@ -50,6 +50,7 @@ __all__ = ["infap"]
 _EPSILON = .00001
 
 
+@ordered_by_scores("infap", cutoff=False, allow_negative=True)
 def infap(recommended, relevant, *, relevance_level=1, empty="zero", scores=None,
           ties="input"):
     """Inferred average precision (Yilmaz and Aslam 2006; trec_eval ``infAP``).
@@ -125,14 +126,6 @@ def infap(recommended, relevant, *, relevance_level=1, empty="zero", scores=None
     >>> infap(["x", "a", "u", "c"], {"a": 1, "c": 1, "u": -1})
     0.624997500049999
     """
-    def score(ranked):
-        return infap(ranked, relevant, relevance_level=relevance_level, empty=empty)
-
-    tied = _tied_call(score, "infap", "infap", recommended, relevant, None, scores,
-                      ties, {"relevance_level": relevance_level, "empty": empty},
-                      allow_negative=True)
-    if tied is not None:
-        return tied
     items, grades, level = _judged(recommended, relevant, relevance_level)
     check_empty(empty)
     n_rel = _n_relevant(grades, level)

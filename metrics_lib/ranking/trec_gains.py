@@ -89,15 +89,7 @@ def ideal_dcg(relevant, *, gain="linear", min_grade=None, relevance_level=1,
 
     Parameters
     ----------
-    relevant : collection of hashable or mapping of hashable to float
-        Judged ids with their grades (a plain collection: grade 1 each).
-    gain : {"linear", "exponential", "binary"} or mapping, default="linear"
-        As in :func:`dcg_at_k`; trec_eval's ``-m ideal_dcg.1=3,2=7`` is a
-        mapping listing every judged grade.
-    min_grade : float or None, default=None
-        As in :func:`dcg_at_k`.
-    relevance_level : float, default=1
-        Only used by ``gain="binary"``.
+    {{relevant_gains gain_trec min_grade_dcg relevance_level_binary_gain}}
     log_base : float, default=2
         Base of the discount logarithm.
 
@@ -149,9 +141,7 @@ def ndcg_rel(recommended, relevant, *, gain="linear", min_grade=None,
 
     Parameters
     ----------
-    {{recommended}}
-    relevant, gain, min_grade, relevance_level
-        As in :func:`ideal_dcg`.
+    {{recommended relevant_gains gain_trec min_grade_dcg relevance_level_binary_gain}}
     {{empty_positive_gain}}
 
     Returns
@@ -213,9 +203,7 @@ def rndcg(recommended, relevant, *, gain="linear", min_grade=None, relevance_lev
 
     Parameters
     ----------
-    {{recommended}}
-    relevant, gain, min_grade
-        As in :func:`ideal_dcg`.
+    {{recommended relevant_gains gain_trec min_grade_dcg}}
     relevance_level : float, default=1
         Minimum grade for an item to count as relevant: a user with none
         gets the ``empty`` policy (also the level of ``gain="binary"``).
@@ -283,9 +271,7 @@ def trec_g(recommended, relevant, *, gain="linear", min_grade=None, relevance_le
 
     Parameters
     ----------
-    {{recommended}}
-    relevant, gain, min_grade, relevance_level
-        As in :func:`ideal_dcg`.
+    {{recommended relevant_gains gain_trec min_grade_dcg relevance_level_binary_gain}}
     {{empty_positive_gain}}
 
     Returns

@@ -49,7 +49,7 @@ import math
 
 from .._validation import check_empty, check_k, check_parallel_lists, show
 from ..trec_measures import _judged, _no_relevant, bpref, floored_geometric_mean
-from ._common import _tied_call
+from ._common import ordered_by_scores
 from ._docstrings import shared_parameters
 from .registry import Metric, Parameter, TrecMeasure, register
 
@@ -319,6 +319,7 @@ def set_f(recommended, relevant, *, beta=1.0, relevance_level=1, empty="zero"):
 
 
 @shared_parameters
+@ordered_by_scores("relative_p", allow_negative=True)
 def relative_precision_at_k(recommended, relevant, k, *, relevance_level=1,
                             empty="zero", scores=None, ties="input"):
     """trec_eval's ``relative_P``: relevant items in the top ``k`` over ``min(k, R)``.
@@ -366,15 +367,6 @@ def relative_precision_at_k(recommended, relevant, k, *, relevance_level=1,
     >>> relative_precision_at_k(["a", "x", "b"], {"a": 1, "b": 2}, 3)  # 2 / min(3, 2)
     1.0
     """
-    def score(ranked):
-        return relative_precision_at_k(ranked, relevant, k, relevance_level=relevance_level,
-                                       empty=empty)
-
-    tied = _tied_call(score, "relative_precision_at_k", "relative_p", recommended, relevant,
-                      k, scores, ties, {"relevance_level": relevance_level, "empty": empty},
-                      allow_negative=True)
-    if tied is not None:
-        return tied
     k = check_k(k)
     if k is None:
         raise ValueError("relative_precision_at_k needs a cut-off k (a positive integer)")
