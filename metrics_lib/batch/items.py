@@ -211,7 +211,8 @@ def genre_rows(options, rec_keys, decode, item_kind, lengths, user_ids, user_kin
                                    items.__getitem__)
     owner = _codes_in(pd.Index(user_ids), hist_users)
     mine = owner >= 0  # history of users that evaluate does not report is not read
-    mix = _genre_mix(owner[mine], hist_items[mine], np.ones(int(mine.sum())),
-                     data["shares"], len(user_ids))
+    if not mine.all():
+        owner, hist_items = owner[mine], hist_items[mine]
+    mix = _genre_mix(owner, hist_items, np.ones(owner.size), data["shares"], len(user_ids))
     owners = np.repeat(np.arange(lengths.size), lengths)
     return dict(options, genre_rows=(rows, owners), history_mix=mix)

@@ -63,8 +63,11 @@ def _kl(p: np.ndarray, q: np.ndarray, alpha: float) -> np.ndarray:
     a genre with p = 0 adds 0 (the limit of p log p)."""
     smoothed = (1.0 - alpha) * q + alpha * p
     positive = p > 0
-    terms = np.zeros_like(p)
-    terms[positive] = p[positive] * np.log(p[positive] / smoothed[positive])
+    # on whole arrays, not on copies of the positive entries: where p == 0 the
+    # term stays log(1) = 0
+    ratio = np.divide(p, smoothed, out=np.ones_like(p), where=positive)
+    terms = np.log(ratio, out=ratio)
+    np.multiply(terms, p, out=terms, where=positive)
     # rounding can leave -1e-17 where p == q: KL is >= 0 by Gibbs' inequality
     return np.maximum(terms.sum(axis=1), 0.0)
 
