@@ -156,8 +156,8 @@ def _codes_in(index: pd.Index, values: np.ndarray) -> np.ndarray:
 
 def _refuse_genreless(where, genre_data, codes, id_at):
     """Refuse the first row whose item has no genre; ``id_at(row)`` names its item."""
-    genreless = codes < 0
-    genreless[~genreless] = ~genre_data["has_genre"][codes[~genreless]]
+    # one gather: code -1 (an item absent from item_genres) reads the False appended
+    genreless = ~np.append(genre_data["has_genre"], False).take(codes)
     if genreless.any():
         item = id_at(int(np.argmax(genreless)))
         raise ValueError(f"item {show(item)} of {where} has no genre in item_genres "
