@@ -18,7 +18,8 @@ and in CPU time:
   ``p_ia@10``; each intent metric's added time is compared with what
   ``ndcg@10`` adds on the plain workload of the same size, and a first row
   times an ``ndcg@10`` call on the same lists and truth without intents;
-* ``calibration:N``: MovieLens-like data for ``miscalibration@10``
+* ``calibration:N`` (``calibration:N:str``: user ids as strings):
+  MovieLens-like data for ``miscalibration@10``
   (:func:`calibration_workload`): 50,000 users with 10-20 recommendations
   each, 1,500,000 history rows, ``N`` items (1,700 as in MovieLens 100K, or
   10,000) of 19 genres, 1-3 genres per item; base ``precision@10``, and
@@ -87,7 +88,7 @@ GENRES = ["Action", "Adventure", "Animation", "Children's", "Comedy", "Crime",
           "Romance", "Sci-Fi", "Thriller", "War", "Western", "unknown"]
 
 
-def calibration_workload(n_users, n_items, n_history=1_500_000, seed=29):
+def calibration_workload(n_users, n_items, n_history=1_500_000, seed=29, text_users=False):
     """(recommendations, truth, item_genres, history) for ``miscalibration``.
 
     10-20 distinct items per user with distinct scores; 5 judged items per
@@ -95,6 +96,7 @@ def calibration_workload(n_users, n_items, n_history=1_500_000, seed=29):
     (a Series item -> genre, 1-3 of 19 genres per item); ``n_history`` rows of
     (user, item) in random order, users drawn with lognormal weights (a few
     heavy users), items with Zipf-like popularity, repeated rows left in.
+    ``text_users=True``: user ids are strings ("u17") in all three tables.
     """
     import numpy as np
     import pandas as pd
@@ -120,6 +122,10 @@ def calibration_workload(n_users, n_items, n_history=1_500_000, seed=29):
     history = pd.DataFrame({
         "user": rng.choice(n_users, n_history, p=heavy / heavy.sum()).astype(np.int64),
         "item": rng.choice(n_items, n_history, p=popular / popular.sum()).astype(np.int64)})
+    if text_users:
+        for frame in (recs, truth, history):
+            frame["user"] = np.array([f"u{user}" for user in frame["user"].tolist()],
+                                     dtype=object)
     return recs, truth, item_genres, history
 
 
@@ -131,7 +137,7 @@ def child(kind: str, n_users: int, rounds: int) -> dict:
 
     if kind.startswith("calibration"):
         recs, truth, item_genres, history = calibration_workload(
-            n_users, int(kind.split(":")[1]))
+            n_users, int(kind.split(":")[1]), text_users=kind.endswith(":str"))
         base = [PLAIN_BASE]
         calls = {"base": lambda: evaluate(recs, truth, base)}
         for name in CALIBRATION_ADDED:
@@ -208,7 +214,9 @@ def table(kind, n_users, processes, rounds, merged, load, reference=None):
     reference = now.get(REFERENCE, (None, None, reference))[2]
     base = INTENT_BASE if kind == "intents" else PLAIN_BASE
     rows = (f"{n_users:,} users with 10-20 recommendations, 1,500,000 history rows, "
-            f"{int(kind.split(':')[1]):,} items of 19 genres" if kind.startswith("calibration")
+            f"{int(kind.split(':')[1]):,} items of 19 genres"
+            + (", user ids as strings" if kind.endswith(":str") else "")
+            if kind.startswith("calibration")
             else f"{n_users:,} users ({n_users * 100:,} recommendation rows"
             + (f", {n_users * 250:,} judgements by intent)" if kind == "intents" else ")"))
     lines = [f"### {kind}: {rows}",
@@ -255,7 +263,8 @@ def main() -> None:
         return
     sizes = ([("recs", 300), ("intents", 300)] if args.quick else  # recs before intents
              [("recs", 1_000), ("recs", 10_000), ("intents", 10_000),
-              ("calibration:1700", 50_000), ("calibration:10000", 50_000)])
+              ("calibration:1700", 50_000), ("calibration:10000", 50_000),
+              ("calibration:1700:str", 50_000)])
     if args.kinds:
         sizes = [(kind, n) for kind, n in sizes if kind in args.kinds] or [
             (kind, 50_000 if kind.startswith("calibration") else 10_000)

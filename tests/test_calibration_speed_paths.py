@@ -72,7 +72,8 @@ def _case(seed, user_kind, item_kind):
     h_user = rng.integers(0, n_users + 6, 12 * n_users)
     h_user = h_user[h_user % 5 != 2]
     h_item = rng.integers(0, n_items + 4, h_user.size)  # items n_items..: never listed
-    history = pd.DataFrame({"user": _ids(h_user, user_kind), "item": _ids(h_item, item_kind)})
+    history = pd.DataFrame({"user": _ids(h_user, user_kind),
+                            "item": _ids(h_item, item_kind)})
     count = rng.integers(1, 4, n_items + 4)
     item = np.repeat(np.arange(n_items + 4), count)
     genre = np.concatenate([rng.choice(7, c, replace=False) for c in count])
@@ -177,6 +178,7 @@ def test_the_first_item_without_genre_is_named(item_kind, where):
     listed = set(recs["item"]) | set(history["item"])
     genres = pd.Series("drama", index=pd.Index([i for i in listed if i not in lacking]))
     first = next(i for i in shown["item"] if i in lacking)
-    with pytest.raises(ValueError, match=f"item {re.escape(repr(first))} of (the )?{where}"):
+    message = f"item {re.escape(repr(first))} of (the )?{where}"
+    with pytest.raises(ValueError, match=message):
         evaluate(recs, recs.assign(relevance=1)[["user", "item", "relevance"]],
                  ["miscalibration@3"], item_genres=genres, history=history)
