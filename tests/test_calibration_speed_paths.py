@@ -149,7 +149,7 @@ def test_dense_and_sparse_share_tables_agree_bit_for_bit(monkeypatch, user_kind,
                                        rank_weights="log")
     assert isinstance(calibration._share_table(calibration._share_matrix(
         np.arange(3), np.arange(3), np.ones(3), 3)[0]), np.ndarray)
-    monkeypatch.setattr(calibration, "DENSE_SHARES", -1)  # sparse everywhere
+    monkeypatch.setattr(calibration, "_DENSE_SHARES", -1)  # sparse everywhere
     sparse = evaluate(recs, truth, NAMES, **keywords)
     sparse_batch = miscalibration_batch(ranked, history, table, rank_col="rank", k=4,
                                         rank_weights="log")

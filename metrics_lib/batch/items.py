@@ -145,8 +145,9 @@ def _codes_in(index: pd.Index, values: np.ndarray) -> np.ndarray:
     Integer ids of a moderate span go through a lookup table
     (:func:`metrics_lib.batch.users._user_codes`); other ids, when there are
     more values than ``index`` holds (a history of many rows), are factorized
-    first, so that only the distinct ones are looked up: pandas hashes an
-    object array again to compare it with a string index.
+    first and only the distinct ones looked up: with pandas 3.1, looking up
+    1,500,000 object strings in an index of 50,000 took 350 ms or more, the
+    factorizing about 100.
     """
     if values.dtype.kind in "iub" or len(values) <= 2 * len(index):
         return _user_codes(index, values)
@@ -167,6 +168,7 @@ def _refuse_genreless(where, genre_data, codes, id_at):
 
 
 def _same_item_kind(where, genre_data, kind, n):
+    """Refuse items of ``where`` (``n`` of them) of another kind than item_genres'."""
     genre_kind = genre_data["items"][0]
     if n and kind != genre_kind:
         raise TypeError("item ids: " + kinds_differ(where, kind, "item_genres", genre_kind))

@@ -27,7 +27,7 @@ def _rank_weight(ranks: np.ndarray, rank_weights: str) -> np.ndarray:
 
 
 # p(g|i) as a dense items x genres array up to this many cells (32 MB)
-DENSE_SHARES = 1 << 22
+_DENSE_SHARES = 1 << 22
 
 
 def _share_table(matrix):
@@ -38,7 +38,7 @@ def _share_table(matrix):
     user's items in increasing code), and a zero share adds +0.0, which
     changes no sum; the dense one is several times faster.
     """
-    if matrix.shape[0] * matrix.shape[1] <= DENSE_SHARES:
+    if matrix.shape[0] * matrix.shape[1] <= _DENSE_SHARES:
         return matrix.toarray()
     return matrix.tocsr()
 
@@ -383,8 +383,7 @@ def miscalibration_batch(recommendations, history, item_genres, *, alpha=0.01,
     _refuse_without_history(r_user, h_user, user_ids)
     n_users = len(user_ids)
     values = _miscalibration((h_user, h_item, h_weight), (r_user, r_item, ranks),
-                             _share_table(shares),
-                             n_users, alpha, rank_weights, k)
+                             _share_table(shares), n_users, alpha, rank_weights, k)
     listed = np.unique(r_user if k is None else r_user[ranks <= k])
     if k is not None and len(listed) < len(np.unique(r_user)):
         lost = np.setdiff1d(np.unique(r_user), listed)[0]
