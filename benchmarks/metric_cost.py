@@ -17,7 +17,15 @@ and in CPU time:
   ``ndcg@10`` (``intent_col`` changes what a truth row is), so the base is
   ``p_ia@10``; each intent metric's added time is compared with what
   ``ndcg@10`` adds on the plain workload of the same size, and a first row
-  times an ``ndcg@10`` call on the same lists and truth without intents.
+  times an ``ndcg@10`` call on the same lists and truth without intents;
+* ``calibration:N`` (``calibration:N:str``: user ids as strings):
+  MovieLens-like data for ``miscalibration@10``
+  (:func:`calibration_workload`): 50,000 users with 10-20 recommendations
+  each, 1,500,000 history rows, ``N`` items (1,700 as in MovieLens 100K, or
+  10,000) of 19 genres, 1-3 genres per item; base ``precision@10``, and
+  ``item_genres=`` and ``history=`` are passed to the miscalibration call
+  only (they are refused where no metric reads them), so its added time
+  includes reading them.
 
 Each size runs in ``--processes`` fresh child processes (a warm-up call, then
 ``--rounds`` rounds of every call, interleaved, so load changes hit all
@@ -29,6 +37,7 @@ users, not a per-user column: ``bpref``, which it averages, is timed::
     .venv/bin/python benchmarks/metric_cost.py --quick    # small, prints only
     git worktree add /tmp/main-copy main                  # then, to compare:
     .venv/bin/python benchmarks/metric_cost.py --before /tmp/main-copy
+    .venv/bin/python benchmarks/metric_cost.py --kinds calibration:1700   # prints only
 """
 from __future__ import annotations
 
@@ -73,13 +82,70 @@ def intent_truth(recs, n_users, seed=29):
         "relevance": (rng.random(intents.size) < 0.3).astype(np.int64)})
 
 
+CALIBRATION_ADDED = [REFERENCE, "miscalibration@10"]
+GENRES = ["Action", "Adventure", "Animation", "Children's", "Comedy", "Crime",
+          "Documentary", "Drama", "Fantasy", "Film-Noir", "Horror", "Musical", "Mystery",
+          "Romance", "Sci-Fi", "Thriller", "War", "Western", "unknown"]
+
+
+def calibration_workload(n_users, n_items, n_history=1_500_000, seed=29, text_users=False):
+    """(recommendations, truth, item_genres, history) for ``miscalibration``.
+
+    10-20 distinct items per user with distinct scores; 5 judged items per
+    user (grades 0-2); item genres as ``movies.explode("genres")`` gives them
+    (a Series item -> genre, 1-3 of 19 genres per item); ``n_history`` rows of
+    (user, item) in random order, users drawn with lognormal weights (a few
+    heavy users), items with Zipf-like popularity, repeated rows left in.
+    ``text_users=True``: user ids are strings ("u17") in all three tables.
+    """
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(10, 21, n_users)
+    start = rng.integers(0, n_items, n_users)
+    steps = rng.integers(1, max(2, n_items // 25), (n_users, 20)).cumsum(axis=1)
+    lists = (start[:, None] + steps) % n_items  # distinct: steps sum below n_items
+    items = lists[np.arange(20)[None, :] < lengths[:, None]]
+    users = np.repeat(np.arange(n_users, dtype=np.int64), lengths)
+    recs = pd.DataFrame({"user": users, "item": items, "score": rng.random(items.size)})
+    judged = lists[:, :5] + rng.integers(0, 2, (n_users, 1)) * 3  # some outside the list
+    truth = pd.DataFrame({"user": np.repeat(np.arange(n_users, dtype=np.int64), 5),
+                          "item": (judged % n_items).ravel(),
+                          "relevance": rng.integers(0, 3, 5 * n_users)})
+    count = rng.choice([1, 2, 3], size=n_items, p=[0.5, 0.35, 0.15])
+    genre = np.concatenate([rng.choice(len(GENRES), c, replace=False) for c in count])
+    item_genres = pd.Series(np.array(GENRES, dtype=object)[genre],
+                            index=np.repeat(np.arange(n_items, dtype=np.int64), count))
+    heavy = rng.lognormal(0, 1, n_users)
+    popular = 1 / (np.arange(n_items) + 10.0)
+    history = pd.DataFrame({
+        "user": rng.choice(n_users, n_history, p=heavy / heavy.sum()).astype(np.int64),
+        "item": rng.choice(n_items, n_history, p=popular / popular.sum()).astype(np.int64)})
+    if text_users:
+        for frame in (recs, truth, history):
+            frame["user"] = np.array([f"u{user}" for user in frame["user"].tolist()],
+                                     dtype=object)
+    return recs, truth, item_genres, history
+
+
 def child(kind: str, n_users: int, rounds: int) -> dict:
     """Times of every call in this process: {label: [(wall s, CPU s) per round]}."""
     from workload import make_workload
 
     from metrics_lib import evaluate
 
-    recs, truth = make_workload(n_users)
+    if kind.startswith("calibration"):
+        recs, truth, item_genres, history = calibration_workload(
+            n_users, int(kind.split(":")[1]), text_users=kind.endswith(":str"))
+        base = [PLAIN_BASE]
+        calls = {"base": lambda: evaluate(recs, truth, base)}
+        for name in CALIBRATION_ADDED:
+            data = (dict(item_genres=item_genres, history=history)
+                    if name.startswith("miscalibration") else {})
+            calls[name] = lambda m=name, d=data: evaluate(recs, truth, base + [m], **d)
+    else:
+        recs, truth = make_workload(n_users)
     if kind == "intents":
         truth = intent_truth(recs, n_users)
         plain = truth.drop_duplicates(["user", "item"])[["user", "item", "relevance"]]
@@ -90,7 +156,7 @@ def child(kind: str, n_users: int, rounds: int) -> dict:
         for name in added:
             calls[name] = (lambda m=name: evaluate(recs, truth, base + [m],
                                                    intent_col="intent"))
-    else:
+    elif kind == "recs":
         base, added = [PLAIN_BASE], PLAIN_ADDED
         calls = {"base": lambda: evaluate(recs, truth, base)}
         for name in added:
@@ -147,8 +213,13 @@ def table(kind, n_users, processes, rounds, merged, load, reference=None):
     old = summarise(merged["before"]) if merged["before"] else None
     reference = now.get(REFERENCE, (None, None, reference))[2]
     base = INTENT_BASE if kind == "intents" else PLAIN_BASE
-    lines = [f"### {kind}: {n_users:,} users ({n_users * 100:,} recommendation rows"
-             + (f", {n_users * 250:,} judgements by intent)" if kind == "intents" else ")"),
+    rows = (f"{n_users:,} users with 10-20 recommendations, 1,500,000 history rows, "
+            f"{int(kind.split(':')[1]):,} items of 19 genres"
+            + (", user ids as strings" if kind.endswith(":str") else "")
+            if kind.startswith("calibration")
+            else f"{n_users:,} users ({n_users * 100:,} recommendation rows"
+            + (f", {n_users * 250:,} judgements by intent)" if kind == "intents" else ")"))
+    lines = [f"### {kind}: {rows}",
              "", f"{processes} fresh processes x {rounds} rounds"
              + (" for each version, alternating" if old else "") + f"; load average "
              f"{load[0]:.2f} before, {load[1]:.2f} after; base call: `{base}`.", ""]
@@ -181,6 +252,9 @@ def main() -> None:
     parser.add_argument("--before", metavar="ROOT",
                         help="another checkout whose metrics_lib is timed alongside")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--kinds", nargs="+", metavar="KIND",
+                        help="only these workloads (recs, intents, calibration:ITEMS), at "
+                        "their default sizes; prints the tables, writes nothing")
     args = parser.parse_args()
     if args.child:
         kind, n_users, rounds, root = args.child
@@ -188,7 +262,13 @@ def main() -> None:
         print(json.dumps(child(kind, int(n_users), int(rounds))))
         return
     sizes = ([("recs", 300), ("intents", 300)] if args.quick else  # recs before intents
-             [("recs", 1_000), ("recs", 10_000), ("intents", 10_000)])
+             [("recs", 1_000), ("recs", 10_000), ("intents", 10_000),
+              ("calibration:1700", 50_000), ("calibration:10000", 50_000),
+              ("calibration:1700:str", 50_000)])
+    if args.kinds:
+        sizes = [(kind, n) for kind, n in sizes if kind in args.kinds] or [
+            (kind, 50_000 if kind.startswith("calibration") else 10_000)
+            for kind in args.kinds]
     processes, rounds = (1, 2) if args.quick else (args.processes, args.rounds)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
                             capture_output=True, text=True).stdout.strip()
@@ -200,7 +280,7 @@ def main() -> None:
         parts.append(table(kind, n_users, processes, rounds, merged, load,
                            references.get(n_users)))
         print(parts[-1], flush=True)
-    if not args.quick:
+    if not args.quick and not args.kinds:
         before = ""
         if args.before:
             old = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.before,

@@ -26,14 +26,33 @@ def _rank_weight(ranks: np.ndarray, rank_weights: str) -> np.ndarray:
     return 1.0 / np.log2(ranks + 1.0)  # as in DCG
 
 
+# p(g|i) as a dense items x genres array up to this many cells (32 MB)
+_DENSE_SHARES = 1 << 22
+
+
+def _share_table(matrix):
+    """p(g|i) for :func:`_genre_mix`: dense when small, else the sparse matrix.
+
+    Both give the same sums: scipy's sparse times dense product adds each
+    user's terms in the same order as its sparse times sparse product (the
+    user's items in increasing code), and a zero share adds +0.0, which
+    changes no sum; the dense one is several times faster.
+    """
+    if matrix.shape[0] * matrix.shape[1] <= _DENSE_SHARES:
+        return matrix.toarray()
+    return matrix.tocsr()
+
+
 def _genre_mix(users, items, weights, shares, n_users):
     """Rows of sum_i w_i p(g|i) / sum_i w_i (Steck's p(g|u) and q(g|u)) as a dense
-    users x genres array; ``shares`` is the items x genres matrix p(g|i)."""
+    users x genres array; ``shares`` is the items x genres p(g|i), sparse or dense
+    (:func:`_share_table`)."""
     from scipy import sparse
 
     n_items = shares.shape[0]
     weighted = sparse.csr_matrix((weights, (users, items)), shape=(n_users, n_items))
-    mix = np.asarray((weighted @ shares).todense())
+    mix = weighted @ shares
+    mix = mix if isinstance(mix, np.ndarray) else mix.toarray()
     totals = np.bincount(users, weights=weights, minlength=n_users)
     with np.errstate(invalid="ignore", divide="ignore"):
         return mix / totals[:, None]
@@ -44,8 +63,11 @@ def _kl(p: np.ndarray, q: np.ndarray, alpha: float) -> np.ndarray:
     a genre with p = 0 adds 0 (the limit of p log p)."""
     smoothed = (1.0 - alpha) * q + alpha * p
     positive = p > 0
-    terms = np.zeros_like(p)
-    terms[positive] = p[positive] * np.log(p[positive] / smoothed[positive])
+    # on whole arrays, not on copies of the positive entries: where p == 0 the
+    # term stays log(1) = 0
+    ratio = np.divide(p, smoothed, out=np.ones_like(p), where=positive)
+    terms = np.log(ratio, out=ratio)
+    np.multiply(terms, p, out=terms, where=positive)
     # rounding can leave -1e-17 where p == q: KL is >= 0 by Gibbs' inequality
     return np.maximum(terms.sum(axis=1), 0.0)
 
@@ -360,8 +382,8 @@ def miscalibration_batch(recommendations, history, item_genres, *, alpha=0.01,
     _refuse_genreless(has_genre, "history", h_item, item_ids)
     _refuse_without_history(r_user, h_user, user_ids)
     n_users = len(user_ids)
-    values = _miscalibration((h_user, h_item, h_weight), (r_user, r_item, ranks), shares,
-                             n_users, alpha, rank_weights, k)
+    values = _miscalibration((h_user, h_item, h_weight), (r_user, r_item, ranks),
+                             _share_table(shares), n_users, alpha, rank_weights, k)
     listed = np.unique(r_user if k is None else r_user[ranks <= k])
     if k is not None and len(listed) < len(np.unique(r_user)):
         lost = np.setdiff1d(np.unique(r_user), listed)[0]

@@ -70,9 +70,11 @@ def _miscalibration_batch(tables, k, options):
                                               options["rank_weights"]), shares, n_users)
     p = np.full((n_users, shares.shape[1]), np.nan)
     p[np.flatnonzero(listed)] = options["history_mix"][users]
-    values = _kl(np.nan_to_num(p), np.nan_to_num(q), options["parameters"]["alpha"])
-    # no history (p undefined) or no list (q undefined): nan, never 0
-    undefined = np.isnan(p).any(axis=1) | np.isnan(q).any(axis=1)
+    # no history (p undefined) or no list (q undefined): nan, never 0; a mix is
+    # nan in every genre or in none (0 / 0 for a user without rows)
+    undefined = np.isnan(p[:, 0]) | np.isnan(q[:, 0])
+    p[undefined], q[undefined] = 0.0, 0.0
+    values = _kl(p, q, options["parameters"]["alpha"])
     values[undefined] = np.nan
     return values, None
 
