@@ -146,9 +146,13 @@ def test_aplt_head_items_equals_long_tail_share():
         recs, truth = _tables(seed)
         popularity = train.groupby("item").size()
         names = ["aplt(head=items)@3", "aplt(head=items, head_share=0.2)", "aplt(head="
-                 "items,head_share=0.35)@20", "aplt(head=ratings)@4", "aplt@4"]
+                 "items,head_share=0.35)@20", "aplt(head=ratings)@4"]
         got = evaluate(recs, truth, names, rank_col="rank", item_popularity=popularity,
                        missing="skip")
+        # one metric spelt twice is refused in one call: the default in a call of its own
+        got["aplt@4"] = evaluate(recs, truth, ["aplt@4"], rank_col="rank",
+                                 item_popularity=popularity, missing="skip")["aplt@4"]
+        names.append("aplt@4")
         pairs = list(zip(train["user"], train["item"]))
         for user in got.index:
             items = recs[recs["user"] == user].sort_values("rank")["item"].tolist()
