@@ -86,13 +86,21 @@ def popularity_rows(options, rec_keys, decode, item_kind):
     checked = options.get("item_popularity")
     if checked is None:
         return options
-    kind, ids, values = checked
-    if len(ids) and len(rec_keys) and kind != item_kind:
-        raise TypeError("item ids: " + kinds_differ("recommendations", item_kind,
-                                                    "item_popularity", kind))
-    where = pd.Index(ids).get_indexer(np.asarray(decode(rec_keys)))
+    values = checked[2]
+    where, _ = _positions_in("item_popularity", checked, rec_keys, decode, item_kind)
     rows = np.where(where >= 0, values[np.maximum(where, 0)] if len(values) else 0.0, 0.0)
     return dict(options, popularity_rows=rows)
+
+
+def _positions_in(name, checked, rec_keys, decode, item_kind):
+    """Where each recommended row's item is in the ids of a checked item table
+    (-1: absent), and the decoded items; the id kinds must agree."""
+    kind, ids = checked[0], checked[1]
+    if len(ids) and len(rec_keys) and kind != item_kind:
+        raise TypeError("item ids: " + kinds_differ("recommendations", item_kind, name,
+                                                    kind))
+    items = np.asarray(decode(rec_keys))
+    return pd.Index(ids).get_indexer(items), items
 
 
 # ------------------------------------------------- genres and history (miscalibration)
@@ -283,12 +291,8 @@ def group_rows(options, rec_keys, decode, item_kind):
     checked = options.get("item_groups")
     if checked is None:
         return options
-    kind, ids, in_group = checked
-    if len(ids) and len(rec_keys) and kind != item_kind:
-        raise TypeError("item ids: " + kinds_differ("recommendations", item_kind,
-                                                    "item_groups", kind))
-    items = np.asarray(decode(rec_keys))
-    where = pd.Index(ids).get_indexer(items)
+    in_group = checked[2]
+    where, items = _positions_in("item_groups", checked, rec_keys, decode, item_kind)
     if (where < 0).any():
         item = items[int(np.argmax(where < 0))]
         raise ValueError(f"item {show(item)} of the recommendations has no group in "
