@@ -9,7 +9,9 @@ and in CPU time:
 * ``recs``: the benchmark workload (``workload.py``: top-100 lists, 1-50
   graded judgements per user), at 1,000 and 10,000 users (100,000 and
   1,000,000 recommendation rows); base ``precision@10``; the reference is
-  what ``ndcg@10`` adds to it;
+  what ``ndcg@10`` adds to it; ``arp@10``, ``aplt@10`` and
+  ``group_exposure@10`` are timed with their item tables
+  (:func:`item_data`), ``ee_loss@10`` with the graded truth alone;
 * ``intents``: the same lists with a truth by intent (``intent_col=``): 50
   judged items per user (half of them in the list), each judged for 5 of 8
   intents, relevant with probability 0.3: 250 judgements per user, 2.5
@@ -80,6 +82,26 @@ def intent_truth(recs, n_users, seed=29):
         "item": np.repeat(judged.ravel(), per_item),
         "intent": intents.ravel(),
         "relevance": (rng.random(intents.size) < 0.3).astype(np.int64)})
+
+
+def item_data(recs):
+    """The exposure and popularity metrics of the ``recs`` workload, each with its input.
+
+    ``item_popularity``: how many lists hold each recommended item (a Series
+    over every item of the lists, as a catalogue's would be); ``item_groups``:
+    every fifth item id in the group "tail", the others "head". ``ee_loss``
+    reads only the graded truth. Each call pays for reading its input, as a
+    user's call would.
+    """
+    import numpy as np
+    import pandas as pd
+
+    popularity = recs["item"].value_counts()
+    groups = pd.Series(np.where(popularity.index.to_numpy() % 5 == 0, "tail", "head"),
+                       index=popularity.index)
+    return {"ee_loss@10": {}, "arp@10": {"item_popularity": popularity},
+            "aplt@10": {"item_popularity": popularity},
+            "group_exposure@10": {"item_groups": groups, "exposure_group": "tail"}}
 
 
 CALIBRATION_ADDED = [REFERENCE, "miscalibration@10"]
@@ -161,6 +183,8 @@ def child(kind: str, n_users: int, rounds: int) -> dict:
         calls = {"base": lambda: evaluate(recs, truth, base)}
         for name in added:
             calls[name] = lambda m=name: evaluate(recs, truth, base + [m])
+        for name, data in item_data(recs).items():
+            calls[name] = lambda m=name, d=data: evaluate(recs, truth, base + [m], **d)
     for call in calls.values():  # warm-up: imports, caches
         call()
     times = {label: [] for label in calls}
