@@ -230,7 +230,7 @@ def _citations(bibfiles: list[Path]) -> dict[str, str]:
                 found[key] = alias.group(1).strip()
                 continue
             people = entry.persons.get("author") or entry.persons.get("editor") or []
-            names = [_plain_latex(" ".join(p.last_names)) for p in people]
+            names = [_plain_latex(" ".join(p.prelast_names + p.last_names)) for p in people]
             if "others" in names:  # BibTeX's "and others"
                 names = names[:1] + ["", ""]
             if not names:

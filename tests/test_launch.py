@@ -205,3 +205,16 @@ def test_standalone_runs_the_full_launch_notebooks_and_student_ones_on_request()
     # only those whose code the student edition changed: the others would run the same code
     for path in students:
         assert check_standalone._code(path) != check_standalone._code(ROOT / "launch" / path.name)
+
+
+def test_download_citations_keep_the_von_part(tmp_path):
+    # _ext/plain_downloads.py writes {cite} as "Author year" in the downloads; a name's
+    # lower-case particle ("van", "de") is part of the surname there too
+    import plain_downloads
+
+    bib = _write(tmp_path / "refs.bib",
+                 "@book{a, author = {van Rijsbergen, C. J.}, title = {IR}, year = {1979}}\n"
+                 "@inproceedings{b, author = {Van Gysel, Christophe and de Rijke, Maarten},"
+                 " title = {T}, year = {2018}}\n")
+    cites = plain_downloads._citations([bib])
+    assert cites == {"a": "van Rijsbergen 1979", "b": "Van Gysel and de Rijke 2018"}
