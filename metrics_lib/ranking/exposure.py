@@ -133,7 +133,7 @@ def _targets(users, code, width, gamma):
     items and its target.
     """
     key = users.astype(np.int64) * width + (width - 1 - code)
-    pairs, count = np.unique(key, return_counts=True)
+    pairs, count = _counted(key)
     pair_user = pairs // width
     # b: the user's items of higher grades (pairs are sorted by user, then
     # by decreasing grade)
@@ -146,13 +146,41 @@ def _targets(users, code, width, gamma):
     return pairs, pair_user, n, target
 
 
+def _counted(key):
+    """``np.unique(key, return_counts=True)`` of keys >= 0, by counting when
+    their span is moderate (users x grades usually is) instead of sorting."""
+    span = int(key.max(initial=-1)) + 1
+    if 0 < span <= 4 * key.size + (1 << 16):
+        counts = np.bincount(key, minlength=span)
+        pairs = np.flatnonzero(counts)
+        return pairs, counts[pairs]
+    return np.unique(key, return_counts=True)
+
+
+def _grade_places(grades, top):
+    """``np.unique(grades, return_inverse=True)`` of the placed grades (no NaN).
+
+    ``top`` >= 0 (:func:`metrics_lib._kernels.grade_levels`) says the grades
+    are whole numbers up to ``top``: then counted, not sorted; otherwise the
+    distinct grades are sorted and each grade found among them, which spares
+    np.unique's argsort.
+    """
+    if top >= 0 and grades.size and grades.min() >= 0:
+        whole = grades.astype(np.int64)
+        present = np.bincount(whole, minlength=top + 1) > 0
+        place = np.cumsum(present) - 1
+        return np.flatnonzero(present).astype(grades.dtype), place.take(whole)
+    levels = np.unique(grades)
+    return levels, np.searchsorted(levels, grades)
+
+
 def _expected_exposure(tables, k, options):
     """Per-user (loss, disparity, relevance) of one deterministic list, and the empty mask."""
     table = tables.binary
     gamma, level = options["parameters"]["p"], options["relevance_level"]
     placed = table.truth_grade >= level
     users, grades = table.truth_code[placed], table.truth_grade[placed]
-    levels, code = np.unique(grades, return_inverse=True)
+    levels, code = _grade_places(grades, table.levels)
     width = len(levels)
     pairs, pair_user, n, target = _targets(users, code, width, gamma)
     ideal = np.bincount(pair_user, weights=n * target ** 2, minlength=table.n_users)
