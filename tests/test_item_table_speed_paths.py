@@ -272,3 +272,18 @@ def test_ee_equals_the_per_list_function(kind, level, grades):
                 worst = max(worst, abs(got.loc[user, name] - want))
                 compared += 1
     assert compared > 150 and skipped > 10 and worst <= TOL, (compared, skipped, worst)
+
+
+@pytest.mark.parametrize("empty", ["nan", "zero"])
+def test_ee_relevance_without_any_hit_is_a_float_column(empty):
+    """No listed item at or above relevance_level in the whole call: np.bincount
+    of no rows is int64, which made empty='nan' fail ("cannot convert float NaN
+    to integer") and gave an int64 column otherwise."""
+    recs = pd.DataFrame({"user": [1, 1, 2], "item": [5, 6, 5], "score": [2.0, 1.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 2, 3], "item": [7, 6, 5], "relevance": [2, 1, 0]})
+    got = evaluate(recs, truth, ["ee_relevance", "ee_loss"], empty=empty, missing="zero")
+    assert got["ee_relevance"].dtype == np.float64
+    want_empty = math.nan if empty == "nan" else 0.0
+    np.testing.assert_array_equal(got["ee_relevance"].to_numpy(), [0.0, 0.0, want_empty])
+    # user 1: target 1 for item 7, exposures 1 and 0.5 elsewhere
+    assert got.loc[1, "ee_loss"] == 1.0 + 0.25 + 1.0

@@ -191,8 +191,9 @@ def _expected_exposure(tables, k, options):
     hit_key = hit_user.astype(np.int64) * width + (
         width - 1 - np.searchsorted(levels, table.hit_grade[keep]))
     at = np.searchsorted(pairs, hit_key)  # every listed placed item has its pair
+    # float64 even without hits: np.bincount of no rows gives int64, weights or not
     relevance = np.bincount(hit_user, weights=gamma ** (hit_pos - 1.0) * target[at],
-                            minlength=table.n_users)
+                            minlength=table.n_users).astype(np.float64, copy=False)
     shown = table.list_len if k is None else np.minimum(table.list_len, k)
     disparity = (1.0 - gamma ** (2.0 * shown)) / (1.0 - gamma ** 2)
     loss = np.maximum(disparity - 2.0 * relevance + ideal, 0.0)
