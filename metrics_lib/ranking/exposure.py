@@ -207,6 +207,19 @@ def _ee_batch(tables, k, options, *, part):
     return values[part], empty
 
 
+def _leading_rows(lengths, cut):
+    """``(owner, row, rank)`` of the first ``min(length, cut)`` rows of each block.
+
+    In block order: the block of each row, its index among all rows and its
+    0-based rank in its block. Built from the rows kept only (with top-10
+    cuts of 100-item lists, a tenth of a mask over every row).
+    """
+    kept = np.minimum(lengths, cut)
+    owner = np.repeat(np.arange(lengths.size), kept)
+    rank = np.arange(owner.size) - np.repeat(block_starts(kept), kept)
+    return owner, rank + np.repeat(block_starts(lengths), kept), rank
+
+
 # --------------------------------------------------------------- group exposure
 def _group_exposure_batch(tables, k, options):
     """Each user's share of position-weighted exposure that goes to ``exposure_group``."""
@@ -220,16 +233,19 @@ def _group_exposure_batch(tables, k, options):
     lengths = tables.rows[0]
     chunk = slice(tables.first_row, tables.first_row + int(lengths.sum()))
     in_group = options["group_rows"][chunk]
-    owner = np.repeat(np.arange(lengths.size), lengths)
-    rank = np.arange(owner.size) - block_starts(lengths)[owner] + 1
     cut = [c for c in (k, options["truncate"]) if c is not None]
     cut = min(cut) if cut else None
-    keep = rank <= cut if cut is not None else np.ones(owner.size, dtype=bool)
-    weight = _position_weight(rank[keep].astype(np.float64),
+    if cut is None:
+        owner = np.repeat(np.arange(lengths.size), lengths)
+        rank = np.arange(owner.size) - block_starts(lengths)[owner]
+    else:  # only the rows kept
+        owner, row, rank = _leading_rows(lengths, cut)
+        in_group = in_group[row]
+    weight = _position_weight(rank.astype(np.float64) + 1.0,
                               options["parameters"]["weights"], options["parameters"]["p"])
     n_users = tables.binary.n_users
-    total = np.bincount(owner[keep], weights=weight, minlength=n_users)
-    mine = np.bincount(owner[keep], weights=weight * in_group[keep], minlength=n_users)
+    total = np.bincount(owner, weights=weight, minlength=n_users)
+    mine = np.bincount(owner, weights=weight * in_group, minlength=n_users)
     values = np.divide(mine, total, out=np.zeros(n_users), where=total > 0)
     return values, ~(total > 0)
 
