@@ -34,6 +34,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from .._passes import min_max
 from .._validation import check_id_column, kinds_differ, show
 from ..beyond._long import check_unique_pairs, read_table
 from ..beyond.calibration import _genre_mix, _genre_rows, _share_matrix, _share_table
@@ -62,12 +63,7 @@ def check_item_popularity(metrics, item_popularity):
         raise TypeError("item_popularity must be a pandas Series indexed by item id, "
                         f"or a dict item id -> popularity; got "
                         f"{type(item_popularity).__name__}")
-    kind, ids = check_id_column("item_popularity", item_popularity.index.to_series(),
-                                where="the index of item_popularity", needs="an item id")
-    if not pd.Index(ids).is_unique:
-        duplicated = pd.Index(ids)[pd.Index(ids).duplicated()][0]
-        raise ValueError(f"item_popularity lists item {show(duplicated)} twice; give "
-                         "each item one popularity")
+    kind, ids = _unique_item_ids("item_popularity", item_popularity, "popularity")
     try:
         values = item_popularity.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
@@ -81,26 +77,70 @@ def check_item_popularity(metrics, item_popularity):
     return kind, ids, values
 
 
+def _unique_item_ids(name, table, what):
+    """``(kind, ids as a pd.Index)`` of the index of ``table``; refuses an item twice.
+
+    The Index is kept for the look-ups of :func:`_positions_in`: pandas caches
+    the hash table that ``is_unique`` builds on it (about 30 ms for a million
+    ids), so it is built once. Integer ids of a moderate span are checked by
+    counting instead, and then looked up in a table (:func:`_codes_in`) with
+    no hashing at all.
+    """
+    kind, ids = check_id_column(name, table.index.to_series(),
+                                where=f"the index of {name}", needs="an item id")
+    index = pd.Index(ids)
+    if not _unique(ids, index):
+        duplicated = index[index.duplicated()][0]
+        raise ValueError(f"{name} lists item {show(duplicated)} twice; give each item "
+                         f"one {what}")
+    return kind, index
+
+
+def _unique(ids, index):
+    """Whether ``ids`` (the values of ``index``) holds each value once."""
+    if ids.dtype.kind in "iu" and ids.size:
+        low, high = (int(bound) for bound in min_max(ids))
+        if high - low < 4 * ids.size + 1024:
+            shifted = (ids - ids.dtype.type(low)).astype(np.intp, copy=False)
+            return bool(np.bincount(shifted).max() <= 1)
+    return index.is_unique
+
+
 def popularity_rows(options, rec_keys, decode, item_kind):
     """``options`` with ``popularity_rows``: each row's popularity, in rank order."""
     checked = options.get("item_popularity")
     if checked is None:
         return options
-    values = checked[2]
-    where, _ = _positions_in("item_popularity", checked, rec_keys, decode, item_kind)
-    rows = np.where(where >= 0, values[np.maximum(where, 0)] if len(values) else 0.0, 0.0)
+    # an item absent from the table (code -1) reads the popularity 0 appended
+    values = np.append(checked[2], 0.0)
+    rows = _table_rows("item_popularity", checked, rec_keys, decode, item_kind, values.take)
     return dict(options, popularity_rows=rows)
 
 
-def _positions_in(name, checked, rec_keys, decode, item_kind):
-    """Where each recommended row's item is in the ids of a checked item table
-    (-1: absent), and the decoded items; the id kinds must agree."""
+def _table_rows(name, checked, rec_keys, decode, item_kind, per_code):
+    """``per_code`` of where each recommended row's item is in the ids of a
+    checked item table (-1: absent), row by row; the id kinds must agree."""
     kind, ids = checked[0], checked[1]
     if len(ids) and len(rec_keys) and kind != item_kind:
         raise TypeError("item ids: " + kinds_differ("recommendations", item_kind, name,
                                                     kind))
-    items = np.asarray(decode(rec_keys))
-    return pd.Index(ids).get_indexer(items), items
+    return _key_codes(ids, rec_keys, decode, per_code)
+
+
+def _key_codes(index: pd.Index, rec_keys: np.ndarray, decode, per_code=None):
+    """``per_code(index.get_indexer(decode(rec_keys)))``, each distinct key looked up once.
+
+    ``per_code`` maps codes elementwise (None: the codes themselves). Keys
+    of a moderate span (shifted integers, ranks of other ids) are looked up
+    in a table of every key's value, built from the distinct ids once, then
+    gathered row by row, instead of decoding and hashing every row.
+    """
+    per_code = per_code or (lambda codes: codes)
+    span = int(rec_keys.max(initial=-1)) + 1
+    if 0 < span <= 2 * rec_keys.size + (1 << 16):
+        return per_code(_codes_in(index, np.asarray(decode(np.arange(span))))).take(
+            rec_keys)
+    return per_code(_codes_in(index, np.asarray(decode(rec_keys))))
 
 
 # ------------------------------------------------- genres and history (miscalibration)
@@ -191,19 +231,10 @@ def _same_item_kind(where, genre_data, kind, n):
 
 
 def _rec_genre_codes(genre_data, rec_keys, decode, item_kind):
-    """Each recommended row's row of the share matrix, from its item key.
-
-    Keys of a moderate span (shifted integers, ranks of other ids) are
-    looked up in a table of every key's code, built from the distinct ids
-    once instead of decoding and hashing every row.
-    """
+    """Each recommended row's row of the share matrix, from its item key
+    (:func:`_key_codes`)."""
     _same_item_kind("the recommendations", genre_data, item_kind, len(rec_keys))
-    genre_ids = genre_data["items"][1]
-    span = int(rec_keys.max(initial=-1)) + 1
-    if 0 < span <= 2 * rec_keys.size + (1 << 16):
-        codes = _codes_in(genre_ids, np.asarray(decode(np.arange(span)))).take(rec_keys)
-    else:
-        codes = _codes_in(genre_ids, np.asarray(decode(rec_keys)))
+    codes = _key_codes(genre_data["items"][1], rec_keys, decode)
     return _refuse_genreless("the recommendations", genre_data, codes,
                              lambda row: decode(rec_keys[row]))
 
@@ -263,13 +294,7 @@ def check_item_groups(metrics, item_groups, exposure_group):
         raise TypeError("item_groups must be a pandas Series indexed by item id whose "
                         "values are group labels, or a dict item id -> label; got "
                         f"{type(item_groups).__name__}")
-    kind, ids = check_id_column("item_groups", item_groups.index.to_series(),
-                                where="the index of item_groups", needs="an item id")
-    if not pd.Index(ids).is_unique:
-        duplicated = pd.Index(ids)[pd.Index(ids).duplicated()][0]
-        raise ValueError(f"item_groups lists item {show(duplicated)} twice; give each "
-                         "item one group")
-    labels = item_groups.to_numpy(dtype=object)
+    kind, ids = _unique_item_ids("item_groups", item_groups, "group")
     missing_label = pd.isna(item_groups).to_numpy()
     if missing_label.any():
         row = int(np.argmax(missing_label))
@@ -278,12 +303,26 @@ def check_item_groups(metrics, item_groups, exposure_group):
     if not pd.api.types.is_scalar(exposure_group) or pd.isna(exposure_group):
         raise TypeError("exposure_group must be one label of item_groups; got "
                         f"{show(exposure_group)}")
-    in_group = np.asarray(labels == exposure_group, dtype=bool)
+    in_group = _in_group(item_groups, exposure_group)
     if not in_group.any():
-        known = pd.unique(labels)[:10].tolist()
+        known = pd.unique(item_groups.to_numpy(dtype=object))[:10].tolist()
         raise ValueError(f"exposure_group {show(exposure_group)} is not a label of "
                          f"item_groups (its labels include {show(known)})")
     return kind, ids, in_group
+
+
+def _in_group(item_groups, exposure_group):
+    """Whether each label of ``item_groups`` equals ``exposure_group``, as bools.
+
+    A column of strings compared with a string needs no Python object per
+    label (``to_numpy(dtype=object)`` of a million Arrow strings took about
+    50 ms); any other label is compared as a Python object, ``==``.
+    """
+    dtype = item_groups.dtype
+    if isinstance(exposure_group, str) and (isinstance(dtype, pd.StringDtype) or (
+            hasattr(dtype, "pyarrow_dtype") and "string" in str(dtype))):
+        return (item_groups == exposure_group).to_numpy(dtype=bool, na_value=False)
+    return np.asarray(item_groups.to_numpy(dtype=object) == exposure_group, dtype=bool)
 
 
 def group_rows(options, rec_keys, decode, item_kind):
@@ -291,11 +330,13 @@ def group_rows(options, rec_keys, decode, item_kind):
     checked = options.get("item_groups")
     if checked is None:
         return options
-    in_group = checked[2]
-    where, items = _positions_in("item_groups", checked, rec_keys, decode, item_kind)
-    if (where < 0).any():
-        item = items[int(np.argmax(where < 0))]
+    # 1 in the group, 0 not, -1 absent from item_groups (code -1 reads the -1 appended)
+    flags = np.append(checked[2].astype(np.int8), np.int8(-1))
+    rows = _table_rows("item_groups", checked, rec_keys, decode, item_kind, flags.take)
+    if (rows < 0).any():
+        row = int(np.argmax(rows < 0))
+        item = np.asarray(decode(rec_keys[row:row + 1]))[0]
         raise ValueError(f"item {show(item)} of the recommendations has no group in "
                          "item_groups; every recommended item needs one (its share of "
                          "exposure is undefined otherwise)")
-    return dict(options, group_rows=in_group[where])
+    return dict(options, group_rows=rows > 0)

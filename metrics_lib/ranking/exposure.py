@@ -133,7 +133,7 @@ def _targets(users, code, width, gamma):
     items and its target.
     """
     key = users.astype(np.int64) * width + (width - 1 - code)
-    pairs, count = np.unique(key, return_counts=True)
+    pairs, count = _counted(key)
     pair_user = pairs // width
     # b: the user's items of higher grades (pairs are sorted by user, then
     # by decreasing grade)
@@ -146,13 +146,41 @@ def _targets(users, code, width, gamma):
     return pairs, pair_user, n, target
 
 
+def _counted(key):
+    """``np.unique(key, return_counts=True)`` of keys >= 0, by counting when
+    their span is moderate (users x grades usually is) instead of sorting."""
+    span = int(key.max(initial=-1)) + 1
+    if 0 < span <= 4 * key.size + (1 << 16):
+        counts = np.bincount(key, minlength=span)
+        pairs = np.flatnonzero(counts)
+        return pairs, counts[pairs]
+    return np.unique(key, return_counts=True)
+
+
+def _grade_places(grades, top):
+    """``np.unique(grades, return_inverse=True)`` of the placed grades (no NaN).
+
+    ``top`` >= 0 (:func:`metrics_lib._kernels.grade_levels`) says the grades
+    are whole numbers up to ``top``: then counted, not sorted; otherwise the
+    distinct grades are sorted and each grade found among them, which spares
+    np.unique's argsort.
+    """
+    if top >= 0 and grades.size and grades.min() >= 0:
+        whole = grades.astype(np.int64)
+        present = np.bincount(whole, minlength=top + 1) > 0
+        place = np.cumsum(present) - 1
+        return np.flatnonzero(present).astype(grades.dtype), place.take(whole)
+    levels = np.unique(grades)
+    return levels, np.searchsorted(levels, grades)
+
+
 def _expected_exposure(tables, k, options):
     """Per-user (loss, disparity, relevance) of one deterministic list, and the empty mask."""
     table = tables.binary
     gamma, level = options["parameters"]["p"], options["relevance_level"]
     placed = table.truth_grade >= level
     users, grades = table.truth_code[placed], table.truth_grade[placed]
-    levels, code = np.unique(grades, return_inverse=True)
+    levels, code = _grade_places(grades, table.levels)
     width = len(levels)
     pairs, pair_user, n, target = _targets(users, code, width, gamma)
     ideal = np.bincount(pair_user, weights=n * target ** 2, minlength=table.n_users)
@@ -163,8 +191,9 @@ def _expected_exposure(tables, k, options):
     hit_key = hit_user.astype(np.int64) * width + (
         width - 1 - np.searchsorted(levels, table.hit_grade[keep]))
     at = np.searchsorted(pairs, hit_key)  # every listed placed item has its pair
+    # float64 even without hits: np.bincount of no rows gives int64, weights or not
     relevance = np.bincount(hit_user, weights=gamma ** (hit_pos - 1.0) * target[at],
-                            minlength=table.n_users)
+                            minlength=table.n_users).astype(np.float64, copy=False)
     shown = table.list_len if k is None else np.minimum(table.list_len, k)
     disparity = (1.0 - gamma ** (2.0 * shown)) / (1.0 - gamma ** 2)
     loss = np.maximum(disparity - 2.0 * relevance + ideal, 0.0)
@@ -176,6 +205,19 @@ def _ee_batch(tables, k, options, *, part):
     _refuse_no_hit(f"ee_{part}", options)
     values, empty = _expected_exposure(tables, k, options)
     return values[part], empty
+
+
+def _leading_rows(lengths, cut):
+    """``(owner, row, rank)`` of the first ``min(length, cut)`` rows of each block.
+
+    In block order: the block of each row, its index among all rows and its
+    0-based rank in its block. Built from the rows kept only (with top-10
+    cuts of 100-item lists, a tenth of a mask over every row).
+    """
+    kept = np.minimum(lengths, cut)
+    owner = np.repeat(np.arange(lengths.size), kept)
+    rank = np.arange(owner.size) - np.repeat(block_starts(kept), kept)
+    return owner, rank + np.repeat(block_starts(lengths), kept), rank
 
 
 # --------------------------------------------------------------- group exposure
@@ -191,16 +233,19 @@ def _group_exposure_batch(tables, k, options):
     lengths = tables.rows[0]
     chunk = slice(tables.first_row, tables.first_row + int(lengths.sum()))
     in_group = options["group_rows"][chunk]
-    owner = np.repeat(np.arange(lengths.size), lengths)
-    rank = np.arange(owner.size) - block_starts(lengths)[owner] + 1
     cut = [c for c in (k, options["truncate"]) if c is not None]
     cut = min(cut) if cut else None
-    keep = rank <= cut if cut is not None else np.ones(owner.size, dtype=bool)
-    weight = _position_weight(rank[keep].astype(np.float64),
+    if cut is None:
+        owner = np.repeat(np.arange(lengths.size), lengths)
+        rank = np.arange(owner.size) - block_starts(lengths)[owner]
+    else:  # only the rows kept
+        owner, row, rank = _leading_rows(lengths, cut)
+        in_group = in_group[row]
+    weight = _position_weight(rank.astype(np.float64) + 1.0,
                               options["parameters"]["weights"], options["parameters"]["p"])
     n_users = tables.binary.n_users
-    total = np.bincount(owner[keep], weights=weight, minlength=n_users)
-    mine = np.bincount(owner[keep], weights=weight * in_group[keep], minlength=n_users)
+    total = np.bincount(owner, weights=weight, minlength=n_users)
+    mine = np.bincount(owner, weights=weight * in_group, minlength=n_users)
     values = np.divide(mine, total, out=np.zeros(n_users), where=total > 0)
     return values, ~(total > 0)
 

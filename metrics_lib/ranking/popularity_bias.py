@@ -42,6 +42,7 @@ import numpy as np
 from .._kernels import block_starts
 from .._validation import show
 from ..beyond.popularity import HEAD_RULES, _head
+from .exposure import _leading_rows
 from .judgements import _refuse_bounds
 from .registry import Metric, Parameter, register
 
@@ -56,13 +57,13 @@ def _first_rows(tables, k, options, name):
     lengths, popularity = tables.rows
     cut = [c for c in (k, options["truncate"]) if c is not None]
     cut = min(cut) if cut else None
-    owner = np.repeat(np.arange(lengths.size), lengths)
     shown = np.zeros(tables.binary.n_users)
     shown[:lengths.size] = lengths if cut is None else np.minimum(lengths, cut)
-    if cut is not None:
-        keep = np.arange(popularity.size) - block_starts(lengths)[owner] < cut
-        owner, popularity = owner[keep], popularity[keep]
-    return owner, popularity, shown
+    if cut is None:
+        return np.repeat(np.arange(lengths.size), lengths), popularity, shown
+    owner, row, _ = _leading_rows(lengths, cut)
+    return owner, popularity[row], shown
+
 
 
 def _mean_per_user(owner, weights, shown):
