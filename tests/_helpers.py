@@ -1,9 +1,10 @@
-"""Helpers the test files share: pandas tables in another backend, and back.
+"""Helpers the test files share: pandas tables in another backend, and back; ids of every kind.
 
 Not a test file (pytest collects ``test_*.py`` only); the test files import it
 as they import each other, by module name from this folder.
 """
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -46,3 +47,23 @@ def as_frame(result) -> pd.DataFrame:
     result = result.compute() if hasattr(result, "compute") else result
     result = result.to_pandas() if hasattr(result, "to_pandas") else result
     return result.set_index("user") if "user" in result.columns else result
+
+
+def ids_of_kind(values, kind):
+    """Ids of one kind for the integers ``values`` (equal integers, equal ids)."""
+    values = np.asarray(values, dtype=np.int64)
+    if kind == "int64":
+        return pd.Series(values)
+    if kind == "negative":
+        return pd.Series(-values - 3)
+    if kind == "wide":  # keys too spread out for a table of every key
+        return pd.Series(values * 1_000_000_007 - 2**40)
+    if kind == "uint64":  # past 2**63
+        return pd.Series(values.astype(np.uint64) + np.uint64(2**63 + 11))
+    if kind == "str":
+        return pd.Series(np.array([f"id{v}" for v in values], dtype=object))
+    if kind == "Int64":
+        return pd.Series(values, dtype="Int64")
+    if kind == "pyarrow":
+        return pd.Series([f"p{v}" for v in values], dtype="string[pyarrow]")
+    raise AssertionError(kind)

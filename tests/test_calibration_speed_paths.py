@@ -26,28 +26,10 @@ from metrics_lib import evaluate, miscalibration, miscalibration_batch
 from metrics_lib.batch.items import _codes_in
 from metrics_lib.beyond import calibration
 
+from _helpers import ids_of_kind
+
 TOL = 1e-12
 NAMES = ["miscalibration@3", "miscalibration(alpha=0.2)", "miscalibration(alpha=1)@1"]
-
-
-def _ids(values, kind):
-    """Ids of one kind for the integers ``values`` (equal integers, equal ids)."""
-    values = np.asarray(values, dtype=np.int64)
-    if kind == "int64":
-        return pd.Series(values)
-    if kind == "negative":
-        return pd.Series(-values - 3)
-    if kind == "wide":  # keys too spread out for a table of every key
-        return pd.Series(values * 1_000_000_007 - 2**40)
-    if kind == "uint64":  # past 2**63
-        return pd.Series(values.astype(np.uint64) + np.uint64(2**63 + 11))
-    if kind == "str":
-        return pd.Series(np.array([f"id{v}" for v in values], dtype=object))
-    if kind == "Int64":
-        return pd.Series(values, dtype="Int64")
-    if kind == "pyarrow":
-        return pd.Series([f"p{v}" for v in values], dtype="string[pyarrow]")
-    raise AssertionError(kind)
 
 
 def _case(seed, user_kind, item_kind):
@@ -61,23 +43,23 @@ def _case(seed, user_kind, item_kind):
                             for n in lengths])
     scores = rng.integers(0, 4, items.size) / 2  # ties
     order = rng.permutation(items.size)  # rows of users mixed together
-    recs = pd.DataFrame({"user": _ids(users[order], user_kind),
-                         "item": _ids(items[order], item_kind), "score": scores[order]})
+    recs = pd.DataFrame({"user": ids_of_kind(users[order], user_kind),
+                         "item": ids_of_kind(items[order], item_kind), "score": scores[order]})
     judged = pd.DataFrame({"user": rng.integers(0, n_users, 2 * n_users),
                            "item": rng.integers(0, n_items, 2 * n_users)}).drop_duplicates()
-    truth = pd.DataFrame({"user": _ids(judged["user"], user_kind),
-                          "item": _ids(judged["item"], item_kind),
+    truth = pd.DataFrame({"user": ids_of_kind(judged["user"], user_kind),
+                          "item": ids_of_kind(judged["item"], item_kind),
                           "relevance": rng.integers(0, 3, len(judged))})
     # users n_users.. have history only; users with code % 5 == 2 none at all
     h_user = rng.integers(0, n_users + 6, 12 * n_users)
     h_user = h_user[h_user % 5 != 2]
     h_item = rng.integers(0, n_items + 4, h_user.size)  # items n_items..: never listed
-    history = pd.DataFrame({"user": _ids(h_user, user_kind),
-                            "item": _ids(h_item, item_kind)})
+    history = pd.DataFrame({"user": ids_of_kind(h_user, user_kind),
+                            "item": ids_of_kind(h_item, item_kind)})
     count = rng.integers(1, 4, n_items + 4)
     item = np.repeat(np.arange(n_items + 4), count)
     genre = np.concatenate([rng.choice(7, c, replace=False) for c in count])
-    genres = pd.Series([f"g{g}" for g in genre], index=pd.Index(_ids(item, item_kind)))
+    genres = pd.Series([f"g{g}" for g in genre], index=pd.Index(ids_of_kind(item, item_kind)))
     return recs, truth, history, genres
 
 
@@ -126,10 +108,10 @@ def test_codes_in_is_get_indexer(kind):
     """Every path of ``_codes_in``: a table of integers, a hash table of the
     distinct values (more values than the index holds), or the plain lookup."""
     rng = np.random.default_rng(3)
-    ids = _ids(rng.permutation(400)[:150], kind)
+    ids = ids_of_kind(rng.permutation(400)[:150], kind)
     index = pd.Index(ids.to_numpy() if kind not in ("Int64", "pyarrow") else ids)
     for size in (10, 1000):  # fewer, then many more values than the index holds
-        values = _ids(rng.integers(0, 400, size), kind)
+        values = ids_of_kind(rng.integers(0, 400, size), kind)
         values = (values.to_numpy(dtype=object) if kind in ("str", "pyarrow")
                   else values.to_numpy(dtype=values.dtype.numpy_dtype if kind == "Int64"
                                        else values.dtype))
@@ -167,9 +149,9 @@ def test_the_first_item_without_genre_is_named(item_kind, where):
     users = np.repeat(np.arange(6), 5)
     items = np.concatenate([rng.choice(30, 5, replace=False) for _ in range(6)])
     scores = rng.permutation(users.size) / 10.0  # no ties
-    recs = pd.DataFrame({"user": users, "item": _ids(items, item_kind), "score": scores})
+    recs = pd.DataFrame({"user": users, "item": ids_of_kind(items, item_kind), "score": scores})
     history = pd.DataFrame({"user": rng.integers(0, 6, 40),
-                            "item": _ids(rng.integers(0, 45, 40), item_kind)})
+                            "item": ids_of_kind(rng.integers(0, 45, 40), item_kind)})
     if where == "recommendations":  # rank order: users as first seen, best score first
         shown = recs.sort_values(["user", "score"], ascending=[True, False])
     else:  # history rows whose item is never recommended, in their order

@@ -26,28 +26,10 @@ from metrics_lib import (average_recommendation_popularity, evaluate, expected_e
 from metrics_lib.batch.items import _in_group, _key_codes, _unique
 from metrics_lib.ranking.exposure import _counted, _grade_places
 
+from _helpers import ids_of_kind
+
 TOL = 1e-12
 KINDS = ["int64", "negative", "wide", "uint64", "str", "Int64", "pyarrow"]
-
-
-def _ids(values, kind):
-    """Ids of one kind for the integers ``values`` (equal integers, equal ids)."""
-    values = np.asarray(values, dtype=np.int64)
-    if kind == "int64":
-        return pd.Series(values)
-    if kind == "negative":
-        return pd.Series(-values - 3)
-    if kind == "wide":  # keys too spread out for a table of every key
-        return pd.Series(values * 1_000_000_007 - 2**40)
-    if kind == "uint64":  # past 2**63
-        return pd.Series(values.astype(np.uint64) + np.uint64(2**63 + 11))
-    if kind == "str":
-        return pd.Series(np.array([f"id{v}" for v in values], dtype=object))
-    if kind == "Int64":
-        return pd.Series(values, dtype="Int64")
-    if kind == "pyarrow":
-        return pd.Series([f"p{v}" for v in values], dtype="string[pyarrow]")
-    raise AssertionError(kind)
 
 
 def _case(seed, kind, n_items=40):
@@ -58,12 +40,12 @@ def _case(seed, kind, n_items=40):
     users = np.repeat(np.arange(n_users), lengths)
     items = np.concatenate([rng.choice(n_items, n, replace=False) for n in lengths])
     order = rng.permutation(items.size)
-    recs = pd.DataFrame({"user": users[order], "item": _ids(items[order], kind),
+    recs = pd.DataFrame({"user": users[order], "item": ids_of_kind(items[order], kind),
                          "score": rng.integers(0, 4, items.size) / 2})  # ties
     judged = pd.DataFrame({"user": rng.integers(0, n_users + 3, 3 * n_users),
                            "item": rng.integers(0, n_items, 3 * n_users)}
                           ).drop_duplicates().reset_index(drop=True)
-    truth = pd.DataFrame({"user": judged["user"], "item": _ids(judged["item"], kind),
+    truth = pd.DataFrame({"user": judged["user"], "item": ids_of_kind(judged["item"], kind),
                           "relevance": rng.integers(0, 4, len(judged))})
     return recs, truth
 
@@ -86,9 +68,9 @@ def _lists(recs):
 def test_key_codes_is_get_indexer_of_the_decoded_keys(kind):
     """Both paths: a table of every key (moderate span) and the decoded rows."""
     rng = np.random.default_rng(5)
-    index = pd.Index(_ids(rng.permutation(300)[:120], kind).to_numpy(
+    index = pd.Index(ids_of_kind(rng.permutation(300)[:120], kind).to_numpy(
         dtype=object if kind in ("str", "pyarrow") else None))
-    decoded = _ids(np.arange(300), kind).to_numpy(
+    decoded = ids_of_kind(np.arange(300), kind).to_numpy(
         dtype=object if kind in ("str", "pyarrow") else None)
     keys = rng.integers(0, 300, 2000)
     want = index.get_indexer(decoded[keys])
@@ -110,7 +92,7 @@ def test_unique_is_is_unique(kind):
     rng = np.random.default_rng(7)
     for values in (rng.permutation(500), rng.integers(0, 500, 200), np.array([4, 9, 4]),
                    np.array([0]), np.array([2**20, 0, 2**20 - 1])):
-        series = _ids(values, kind)
+        series = ids_of_kind(values, kind)
         ids = series.to_numpy(dtype=object if kind in ("str", "pyarrow") else
                               np.int64 if kind == "Int64" else None)
         index = pd.Index(ids)
@@ -167,9 +149,9 @@ def test_arp_and_aplt_equal_the_per_list_functions(kind):
         # a table of many more items than the lists hold
         train_items = rng.integers(0, 30, 300)
         train = pd.DataFrame({"user": rng.integers(0, 99, train_items.size),
-                              "item": _ids(train_items, kind)})
+                              "item": ids_of_kind(train_items, kind)})
         popularity = train.groupby("item").size()
-        extra = pd.Series(1, index=pd.Index(_ids(np.arange(1000, 3000), kind)))
+        extra = pd.Series(1, index=pd.Index(ids_of_kind(np.arange(1000, 3000), kind)))
         table = pd.concat([popularity, extra])
         got = evaluate(recs, truth, names, item_popularity=table, ties="numeric_asc",
                        missing="zero")
@@ -207,7 +189,7 @@ def test_group_exposure_equals_the_per_list_function(kind, label_dtype):
         label = rng.integers(0, 3, 60)  # items 40-59: labelled, never listed
         labels = (pd.Series(label) if label_dtype == "int64"
                   else pd.Series([f"g{v}" for v in label], dtype=label_dtype))
-        labels.index = pd.Index(_ids(np.arange(60), kind))
+        labels.index = pd.Index(ids_of_kind(np.arange(60), kind))
         group = 1 if label_dtype == "int64" else "g1"
         got = evaluate(recs, truth, list(names), item_groups=labels, exposure_group=group,
                        ties="numeric_asc", missing="zero")
@@ -231,10 +213,10 @@ def test_group_exposure_equals_the_per_list_function(kind, label_dtype):
 def test_a_recommended_item_without_a_group_is_named(kind):
     """The refusal names the first item in rank order without a label, on both
     paths of ``_key_codes``."""
-    recs = pd.DataFrame({"user": [1, 1, 2, 2, 2], "item": _ids([5, 7, 8, 5, 9], kind),
+    recs = pd.DataFrame({"user": [1, 1, 2, 2, 2], "item": ids_of_kind([5, 7, 8, 5, 9], kind),
                          "score": [3.0, 2.0, 3.0, 2.0, 1.0]})
-    labels = pd.Series(["a", "b"], index=pd.Index(_ids([5, 9], kind)))
-    with pytest.raises(ValueError, match=rf"item '?{_ids([7], kind)[0]}'? of the "
+    labels = pd.Series(["a", "b"], index=pd.Index(ids_of_kind([5, 9], kind)))
+    with pytest.raises(ValueError, match=rf"item '?{ids_of_kind([7], kind)[0]}'? of the "
                                          "recommendations has no group"):
         evaluate(recs, recs.assign(relevance=1)[["user", "item", "relevance"]],
                  ["group_exposure"], item_groups=labels, exposure_group="a")
@@ -242,9 +224,9 @@ def test_a_recommended_item_without_a_group_is_named(kind):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_item_listed_twice_is_refused(kind):
-    recs = pd.DataFrame({"user": [1, 1], "item": _ids([5, 7], kind), "score": [2.0, 1.0]})
+    recs = pd.DataFrame({"user": [1, 1], "item": ids_of_kind([5, 7], kind), "score": [2.0, 1.0]})
     truth = recs.assign(relevance=1)[["user", "item", "relevance"]]
-    twice = pd.Index(_ids([7, 5, 3, 5], kind))
+    twice = pd.Index(ids_of_kind([7, 5, 3, 5], kind))
     with pytest.raises(ValueError, match="lists item .* twice"):
         evaluate(recs, truth, ["arp"], item_popularity=pd.Series([1, 2, 3, 4], index=twice))
     with pytest.raises(ValueError, match="lists item .* twice"):
