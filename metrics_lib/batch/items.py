@@ -166,21 +166,32 @@ def _genre_table(item_genres):
     return item_genres.index.to_series(), list(genres), np.ones(len(genres))
 
 
+def _given_together(readers, keywords, purpose, what, reader):
+    """Whether a pair of keywords read by one metric is given: False if neither
+    is and no metric of the call reads them; ValueError if one is missing for a
+    metric that reads them, or they are given and no metric reads them."""
+    (first, a), (second, b) = keywords.items()
+    if a is None or b is None:
+        if readers:
+            missing = first if a is None else second
+            raise ValueError(f"metric {show(readers[0])} {purpose}: pass {missing} "
+                             f"({what})")
+        if a is None and b is None:
+            return False
+    if not readers:
+        raise ValueError(f"{first} and {second} are read by the metric {reader} only, "
+                         "which is not asked for")
+    return True
+
+
 def check_genre_data(metrics, item_genres, history, user_col, item_col):
     """The checked ``item_genres`` and ``history`` for miscalibration, or None."""
-    readers = _readers(metrics, "genres")
-    if item_genres is None or history is None:
-        if readers:
-            missing = "item_genres=" if item_genres is None else "history="
-            raise ValueError(f"metric {show(readers[0])} compares the genre mix of each "
-                             f"list with that of the user's history: pass {missing} "
-                             "(item_genres: a Series item id -> genre, one row per "
-                             "(item, genre); history: a table of (user, item) rows)")
-        if item_genres is None and history is None:
-            return None
-    if not readers:
-        raise ValueError("item_genres= and history= are read by the metric "
-                         "miscalibration only, which is not asked for")
+    if not _given_together(
+            _readers(metrics, "genres"), {"item_genres=": item_genres, "history=": history},
+            "compares the genre mix of each list with that of the user's history",
+            "item_genres: a Series item id -> genre, one row per (item, genre); history: "
+            "a table of (user, item) rows", "miscalibration"):
+        return None
     items, genres, shares = _genre_table(item_genres)
     if not len(items):
         raise ValueError("item_genres gives no genre to any item")
@@ -275,19 +286,13 @@ def check_item_groups(metrics, item_groups, exposure_group):
     not null; ``exposure_group`` one of its labels, the group whose share of
     exposure ``group_exposure`` reports.
     """
-    readers = _readers(metrics, "groups")
-    if item_groups is None or exposure_group is None:
-        if readers:
-            missing = "item_groups=" if item_groups is None else "exposure_group="
-            raise ValueError(f"metric {show(readers[0])} reports the share of exposure "
-                             f"that one group of items gets: pass {missing} (item_groups: "
-                             "a Series item id -> group label; exposure_group: one of "
-                             "its labels)")
-        if item_groups is None and exposure_group is None:
-            return None
-    if not readers:
-        raise ValueError("item_groups= and exposure_group= are read by the metric "
-                         "group_exposure only, which is not asked for")
+    if not _given_together(
+            _readers(metrics, "groups"),
+            {"item_groups=": item_groups, "exposure_group=": exposure_group},
+            "reports the share of exposure that one group of items gets",
+            "item_groups: a Series item id -> group label; exposure_group: one of its "
+            "labels", "group_exposure"):
+        return None
     if isinstance(item_groups, Mapping):
         item_groups = pd.Series(item_groups, dtype=object if not item_groups else None)
     if not isinstance(item_groups, pd.Series):
